@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ctxtools/ctx/loader"
+)
+
+// Exit codes, documented in the README and in `ctx --help`.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitInput   = 2 // usage, bad input, an unknown or ambiguous project, no workspace
+)
+
+// Streams are the standard streams a command may use, injected so tests run commands in
+// memory. Out carries data, Err carries talk.
+type Streams struct {
+	In       io.Reader
+	Out      io.Writer
+	Err      io.Writer
+	OutIsTTY bool
+}
+
+// SystemStreams returns the process's own streams.
+func SystemStreams() Streams {
+	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTTY: term.IsTerminal(int(os.Stdout.Fd()))}
+}
+
+// App is what every command shares: streams, environment and the --workspace flag.
+type App struct {
+	Streams
+	Getenv        func(string) string
+	WorkspaceFlag string
+}
+
+// Color reports whether output may use ANSI colour: only on a terminal, never when
+// NO_COLOR is set or TERM is dumb.
+func (a *App) Color() bool {
+	return a.OutIsTTY && a.Getenv("NO_COLOR") == "" && a.Getenv("TERM") != "dumb"
+}
+
+// Workspace discovers the workspace for this invocation.
+func (a *App) Workspace() (*loader.Workspace, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current folder: %w", err)
+	}
+	ws, err := loader.Discover(loader.DiscoverOptions{
+		Flag:          a.WorkspaceFlag,
+		CtxWorkspace:  a.Getenv("CTX_WORKSPACE"),
+		ClaudeProject: a.Getenv("CLAUDE_PROJECT_DIR"),
+		Cwd:           cwd,
+	})
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return ws, nil
+}
+
+// Warn prints one warning line on stderr.
+func (a *App) Warn(format string, args ...any) {
+	fmt.Fprintf(a.Err, "ctx: warning: "+format+"\n", args...)
+}
+
+// warnProblems prints a warning for every problem of the projects.
+func (a *App) warnProblems(projects ...*loader.Project) {
+	for _, p := range projects {
+		for _, problem := range p.Problems {
+			a.Warn("%s", problem)
+		}
+	}
+}
+
+// exitError carries an exit code with an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// inputError marks err as bad input (exit 2).
+func inputError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitInput, err: err}
+}
+
+// exitCode maps an error to the documented exit codes.
+func exitCode(err error) int {
+	var ee *exitError
+	var nf *loader.NotFoundError
+	var amb *loader.AmbiguousError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint):
+		return exitInput
+	}
+	return exitFailure
+}
+
+// Main runs ctx with args and returns the exit code. Errors are printed once, as
+// "ctx: <error>", on stderr.
+func Main(args []string, streams Streams, getenv func(string) string) int {
+	app := &App{Streams: streams, Getenv: getenv}
+	root := newRootCmd(app)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.Err)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(streams.Err, "ctx: %v\n", err)
+	// cobra reports an unknown command as a plain error.
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		return exitInput
+	}
+	return exitCode(err)
+}
+
+// usageArgs wraps a cobra argument check so that its complaint exits with code 2.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		return inputError(check(cmd, args))
+	}
+}

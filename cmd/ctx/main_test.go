@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ctx": func() { os.Exit(Main(os.Args[1:], SystemStreams(), os.Getenv)) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"json":    cmdJSON,
+			"mkfifo":  cmdMkfifo,
+			"bigfile": cmdBigfile,
+		},
+	})
+}
+
+// cmdJSON asserts on JSON output: `json FILE PATH [VALUE]` where FILE is a file or
+// "stdout", PATH is dotted (project.progress.percent, recommended_reads.0.path, or
+// "len:key" for the length of a list), and VALUE is compared with the value's JSON text
+// (strings without quotes). Without VALUE it asserts that PATH exists.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: json FILE PATH [VALUE]")
+	}
+	data := ts.ReadFile(args[0])
+	var v any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		ts.Fatalf("%s is not JSON: %v", args[0], err)
+	}
+	got, ok := jsonPath(v, args[1])
+	if len(args) == 2 {
+		if ok == neg {
+			ts.Fatalf("json %s: exists = %v", args[1], ok)
+		}
+		return
+	}
+	text := ""
+	if ok {
+		if s, isString := got.(string); isString {
+			text = s
+		} else {
+			b, _ := json.Marshal(got)
+			text = string(b)
+		}
+	}
+	if (ok && text == args[2]) == neg {
+		ts.Fatalf("json %s = %q (exists %v), want %s%q", args[1], text, ok, map[bool]string{true: "not ", false: ""}[neg], args[2])
+	}
+}
+
+func jsonPath(v any, path string) (any, bool) {
+	for _, part := range strings.Split(path, ".") {
+		if key, isLen := strings.CutPrefix(part, "len:"); isLen {
+			list, ok := lookup(v, key)
+			items, isList := list.([]any)
+			if !ok || !isList {
+				return nil, false
+			}
+			v = float64(len(items))
+			continue
+		}
+		var ok bool
+		if v, ok = lookup(v, part); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func lookup(v any, key string) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		x, ok := t[key]
+		return x, ok
+	case []any:
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= len(t) {
+			return nil, false
+		}
+		return t[i], true
+	}
+	return nil, false
+}
+
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		if err := os.MkdirAll(filepath.Dir(ts.MkAbs(a)), 0o755); err != nil {
+			ts.Fatalf("mkfifo: %v", err)
+		}
+		if err := syscall.Mkfifo(ts.MkAbs(a), 0o644); err != nil {
+			ts.Fatalf("mkfifo: %v", err)
+		}
+	}
+}
+
+// cmdBigfile writes `bigfile FILE MB`: a steps file of that many megabytes of tasks.
+func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bigfile FILE MB")
+	}
+	mb, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+	line := []byte("- [ ] a task line that is fairly ordinary\n")
+	if err := os.MkdirAll(filepath.Dir(ts.MkAbs(args[0])), 0o755); err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+	f, err := os.Create(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+	defer f.Close()
+	chunk := []byte(strings.Repeat(string(line), 1<<20/len(line)))
+	for written := 0; written < mb<<20; written += len(chunk) {
+		if _, err := f.Write(chunk); err != nil {
+			ts.Fatalf("bigfile: %v", err)
+		}
+	}
+	if err := f.Truncate(int64(mb) << 20); err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+}

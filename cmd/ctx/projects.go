@@ -1,0 +1,87 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/loader"
+)
+
+type projectsOptions struct {
+	*App
+	Status string
+	JSON   bool
+}
+
+func newProjectsCmd(app *App, runF func(*projectsOptions) error) *cobra.Command {
+	opts := &projectsOptions{App: app}
+	cmd := &cobra.Command{
+		Use:     "projects",
+		Aliases: []string{"ls"},
+		Short:   "List every project with its status and progress",
+		Long: `List the projects of the workspace (02-projects/NN-slug and
+02-projects/00-onboarding/NN-slug) with status and progress counted from their
+steps files. A project whose files have problems is still listed, with the
+problems named.`,
+		Example: `  ctx projects
+  ctx projects --status in_progress
+  ctx projects --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runProjects(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Status, "status", "", "only projects with this status (case-insensitive; several separated by commas)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the projects as JSON")
+	return cmd
+}
+
+// projectsOutput is the JSON shape of `ctx projects --json`.
+type projectsOutput struct {
+	SchemaVersion int               `json:"schema_version"`
+	Workspace     string            `json:"workspace"`
+	Projects      []*loader.Project `json:"projects"`
+}
+
+func runProjects(opts *projectsOptions) error {
+	ws, err := opts.Workspace()
+	if err != nil {
+		return err
+	}
+	all, err := ws.Scan(loader.ReadOptions{Progress: true})
+	if err != nil {
+		return err
+	}
+	projects := filterStatus(all, opts.Status)
+	opts.warnProblems(projects...)
+	if opts.JSON {
+		return writeJSON(opts.Out, projectsOutput{SchemaVersion: loader.SchemaVersion, Workspace: ws.Root, Projects: projects})
+	}
+	if len(all) == 0 {
+		opts.Warn("no projects in %s yet", ws.ProjectsPath())
+		return nil
+	}
+	renderProjects(opts.App, projects)
+	return nil
+}
+
+func filterStatus(projects []*loader.Project, status string) []*loader.Project {
+	out := make([]*loader.Project, 0, len(projects))
+	if strings.TrimSpace(status) == "" {
+		return append(out, projects...)
+	}
+	want := map[string]bool{}
+	for _, s := range strings.Split(status, ",") {
+		want[strings.ToUpper(strings.TrimSpace(s))] = true
+	}
+	for _, p := range projects {
+		if want[strings.ToUpper(p.Status)] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxtools/ctx/loader"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// style applies ANSI colours when they are on.
+type style struct{ on bool }
+
+func (s style) wrap(code, text string) string {
+	if !s.on || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (s style) bold(t string) string  { return s.wrap("1", t) }
+func (s style) dim(t string) string   { return s.wrap("2", t) }
+func (s style) green(t string) string { return s.wrap("32", t) }
+
+func (s style) status(status string) string {
+	switch strings.ToUpper(status) {
+	case "IN_PROGRESS", "ACTIVE":
+		return s.wrap("33", status)
+	case "COMPLETE":
+		return s.wrap("32", status)
+	case "PLANNING":
+		return s.wrap("36", status)
+	case "ARCHIVED":
+		return s.wrap("2", status)
+	}
+	return status
+}
+
+// bar draws a progress bar of width cells.
+func bar(percent, width int) string {
+	filled := percent * width / 100
+	return strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+}
+
+// renderBriefing prints the load as a person reads it: who, how far, what next, and
+// what to read.
+func renderBriefing(app *App, out loadOutput) {
+	s := style{app.Color()}
+	r := out.Result
+	p, rs := r.Project, r.Resume
+	w := app.Out
+	status := ""
+	if p.Status != "" {
+		status = "  " + s.status(p.Status)
+	}
+	fmt.Fprintf(w, "%s  %s%s\n", s.bold(p.ID), p.Name, status)
+	if p.Progress.TasksTotal > 0 {
+		fmt.Fprintf(w, "  progress  %s %d/%d tasks (%d%%)\n", s.green(bar(p.Progress.Percent, 20)),
+			p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
+	} else {
+		fmt.Fprintf(w, "  progress  no tasks in a steps file\n")
+	}
+	if len(r.PendingTasks) > 0 {
+		t := r.PendingTasks[0]
+		section := ""
+		if t.Section != "" {
+			section = s.dim("  (" + t.Section + ")")
+		}
+		fmt.Fprintf(w, "  next      task %d: %s%s\n", t.Number, t.Text, section)
+	}
+	if rs.Exists {
+		line := func(label, value string) {
+			if value != "" {
+				fmt.Fprintf(w, "  %-9s %s\n", label, value)
+			}
+		}
+		line("stopped", rs.LastSession)
+		line("phase", rs.CurrentPhase)
+		line("action", rs.NextAction)
+		saved := rs.Path
+		if rs.LastUpdated != "" {
+			saved = rs.LastUpdated + "  " + s.dim(rs.Path)
+		}
+		line("saved", saved)
+	} else {
+		fmt.Fprintf(w, "  saved     %s\n", s.dim(rs.Note))
+	}
+	if rs.Exists && rs.Legacy {
+		fmt.Fprintf(w, "  note      %s\n", rs.Note)
+	}
+	if len(r.RecommendedReads) > 0 {
+		total := 0
+		for _, rd := range r.RecommendedReads {
+			total += rd.Tokens
+		}
+		fmt.Fprintf(w, "\n%s %s\n", s.bold("Read, in order"), s.dim(fmt.Sprintf("(~%s tokens)", tokens(total))))
+		width := 0
+		for _, rd := range r.RecommendedReads {
+			width = max(width, utf8.RuneCountInString(rd.Path))
+		}
+		for i, rd := range r.RecommendedReads {
+			cost := tokens(rd.Tokens)
+			if !rd.Exists {
+				cost = "missing"
+			}
+			fmt.Fprintf(w, "  %2d. %-*s  %7s  %s\n", i+1, width, rd.Path, cost, s.dim(rd.Why))
+		}
+	}
+	if r.Budget != nil && len(r.Budget.Dropped) > 0 {
+		fmt.Fprintf(w, "  %s\n", s.dim(fmt.Sprintf("%d more left out to fit --budget %d", len(r.Budget.Dropped), r.Budget.Tokens)))
+	}
+	if len(p.Problems) > 0 {
+		fmt.Fprintf(w, "\n%s\n", s.bold("Problems"))
+		for _, problem := range p.Problems {
+			fmt.Fprintf(w, "  - %s\n", problem)
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", s.bold("Resume prompt"))
+	for _, line := range strings.Split(r.Instructions, "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+// tokens formats a token count briefly: 950, 3.1k, 42k.
+func tokens(n int) string {
+	switch {
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// renderProjects prints the project list: a bar and colour on a terminal, plain
+// columns otherwise.
+func renderProjects(app *App, projects []*loader.Project) {
+	s := style{app.Color()}
+	tty := app.OutIsTTY
+	idW, stW := len("PROJECT"), len("STATUS")
+	for _, p := range projects {
+		idW = max(idW, utf8.RuneCountInString(p.Path))
+		stW = max(stW, utf8.RuneCountInString(statusText(p)))
+	}
+	progressHeader := "DONE"
+	if tty {
+		progressHeader = "PROGRESS"
+	}
+	fmt.Fprintf(app.Out, "%-*s  %-*s  %s  %s\n", idW, "PROJECT", stW, "STATUS", pad(progressHeader, progressWidth(tty)), "NAME")
+	for _, p := range projects {
+		st := statusText(p)
+		stCell := s.status(st) + strings.Repeat(" ", stW-utf8.RuneCountInString(st))
+		var prog string
+		if tty {
+			prog = fmt.Sprintf("%s %3d%%", s.green(bar(p.Progress.Percent, 10)), p.Progress.Percent)
+		} else {
+			prog = pad(fmt.Sprintf("%d/%d %d%%", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent), progressWidth(tty))
+		}
+		name := p.Name
+		if len(p.Problems) > 0 {
+			name += s.dim(fmt.Sprintf("  (%d problem(s))", len(p.Problems)))
+		}
+		fmt.Fprintf(app.Out, "%-*s  %s  %s  %s\n", idW, p.Path, stCell, prog, name)
+	}
+}
+
+func statusText(p *loader.Project) string {
+	if p.Status == "" {
+		return "-"
+	}
+	return p.Status
+}
+
+func progressWidth(tty bool) int {
+	if tty {
+		return 15
+	}
+	return 14
+}
+
+func pad(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(app *App) *cobra.Command {
+	opts := &loadOptions{App: app}
+	cmd := &cobra.Command{
+		Use:   "ctx",
+		Short: "Keep an AI coding agent's place across compaction and sessions",
+		Long: `ctx keeps an AI coding agent's work continuous. Every project folder has a
+_resume.md save point; at session start, ctx tells the agent where work stopped,
+what is left, and what to read first, in order.
+
+Exit codes: 0 ok, 1 failure, 2 bad input (usage, an unknown or ambiguous project,
+no workspace, a malformed file).`,
+		Example: `  # At session start (what agents run): load project 1 and where it stopped
+  ctx --resume --project 1 --json
+
+  # The project with the newest save point
+  ctx --resume
+
+  # Every project with its progress
+  ctx projects
+
+  # Try it on a built-in example workspace
+  ctx demo`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !opts.Resume && opts.Query == "" {
+				return cmd.Help()
+			}
+			return runLoad(opts)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError(err) })
+	cmd.PersistentFlags().StringVarP(&app.WorkspaceFlag, "workspace", "w", "", "workspace root (default: $CTX_WORKSPACE, $CLAUDE_PROJECT_DIR, or the nearest folder above holding 02-projects/ or .ctx/)")
+	cmd.Flags().BoolVar(&opts.Resume, "resume", false, "load a project to resume it; without --project, the one with the newest save point")
+	cmd.Flags().StringVarP(&opts.Query, "project", "p", "", "project number, id, or part of its name")
+	addLoadFlags(cmd, opts)
+	_ = cmd.RegisterFlagCompletionFunc("project", completeProjects(app))
+
+	cmd.AddCommand(
+		newLoadCmd(app, nil),
+		newProjectsCmd(app, nil),
+		newVersionCmd(app),
+	)
+	return cmd
+}

@@ -1,0 +1,235 @@
+package loader
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// SchemaVersion is the version of the JSON shapes ctx prints. It changes only when a key
+// is removed or changes meaning; new keys may appear at any time.
+const SchemaVersion = 1
+
+// pendingShown is how many open tasks the resume prompt lists.
+const pendingShown = 5
+
+// Result is the load: everything an agent needs to pick up a project where it stopped.
+type Result struct {
+	SchemaVersion    int           `json:"schema_version"`
+	Workspace        string        `json:"workspace"`
+	Project          *Project      `json:"project"`
+	Resume           *ResumeState  `json:"resume"`
+	PendingTasks     []PendingTask `json:"pending_tasks"`
+	LastActions      []string      `json:"last_actions"`
+	RecommendedReads []Read        `json:"recommended_reads"`
+	Budget           *Budget       `json:"budget,omitempty"`
+	Instructions     string        `json:"instructions"`
+}
+
+// PendingTask is an open checkbox of the steps file.
+type PendingTask struct {
+	Number  int    `json:"number"`
+	Text    string `json:"text"`
+	Section string `json:"section"`
+	Line    int    `json:"line"`
+}
+
+// Budget reports how --budget cut the recommended reads.
+type Budget struct {
+	Tokens  int      `json:"tokens"`
+	Used    int      `json:"used"`
+	Dropped []string `json:"dropped"`
+}
+
+// LoadOptions tune the load.
+type LoadOptions struct {
+	// Budget, when positive, cuts the recommended reads to fit this many tokens; the
+	// save point always stays.
+	Budget int
+}
+
+// Load assembles the load result of a resolved project.
+func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
+	r := &Result{
+		SchemaVersion: SchemaVersion,
+		Workspace:     ws.Root,
+		Project:       p,
+		Resume:        ws.ReadResume(p),
+		PendingTasks:  []PendingTask{},
+		LastActions:   []string{},
+	}
+	for _, t := range markdown.Pending(p.Tasks, pendingShown) {
+		r.PendingTasks = append(r.PendingTasks, PendingTask{Number: t.Number, Text: t.Text, Section: t.Section.Name, Line: t.Line})
+	}
+	if r.Resume.Exists {
+		r.LastActions = lastActions(r.Resume.Section("Session History"))
+	}
+	r.RecommendedReads = ws.recommendedReads(p, r.Resume)
+	if opts.Budget > 0 {
+		r.RecommendedReads, r.Budget = cut(r.RecommendedReads, opts.Budget, r.Resume)
+	}
+	r.Instructions = instructions(r)
+	return r
+}
+
+func (ws *Workspace) recommendedReads(p *Project, rs *ResumeState) []Read {
+	l := &readList{ws: ws, p: p, seen: map[string]bool{}}
+	if rs.Exists {
+		why := "save point: where work stopped and what comes next"
+		if rs.Legacy {
+			why = "save point (legacy location): where work stopped"
+		}
+		l.addAbs(rs.abs, why)
+	}
+	if p.Overview != "" {
+		l.addAbs(p.Overview, "overview: goals and scope")
+	}
+	if p.Plan != "" {
+		l.addAbs(p.Plan, "plan: the approach")
+	}
+	if p.Steps != "" {
+		why := "steps: the task list"
+		if p.Progress.CurrentTask != "" {
+			why = fmt.Sprintf("steps: the task list; next is task %d", p.Progress.CurrentTaskNumber)
+		}
+		l.addAbs(p.Steps, why)
+	}
+	source := rs.Path
+	if rs.Exists {
+		for _, key := range []string{"research", "research_files"} {
+			for _, entry := range rs.FrontmatterStrings(key) {
+				l.addListed(entry, "research named by the save point", source, key)
+			}
+		}
+	}
+	for _, f := range workingFiles(filepath.Join(p.Dir, WorkingDir), maxWorkingFiles) {
+		l.addAbs(f, "work in progress (recently changed)")
+	}
+	if rs.Exists {
+		for _, entry := range rs.FrontmatterStrings("files_to_load") {
+			l.addListed(entry, "listed in files_to_load", source, "files_to_load")
+		}
+		for _, entry := range ListedPaths(rs.Section("Loading Sequence for Resume")) {
+			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence")
+		}
+		for _, entry := range ListedPaths(rs.Section("Files Modified This Project")) {
+			l.addListed(entry, "modified in an earlier session", source, "Files Modified")
+		}
+	}
+	return l.reads
+}
+
+// cut keeps the reads that fit the budget, in order, stopping at the first that does
+// not; the save point always stays.
+func cut(reads []Read, budget int, rs *ResumeState) ([]Read, *Budget) {
+	b := &Budget{Tokens: budget, Dropped: []string{}}
+	var kept []Read
+	full := false
+	for _, r := range reads {
+		if rs.Exists && r.Path == rs.Path {
+			kept = append(kept, r)
+			b.Used += r.Tokens
+			continue
+		}
+		if full || b.Used+r.Tokens > budget {
+			full = true
+			b.Dropped = append(b.Dropped, r.Path)
+			continue
+		}
+		kept = append(kept, r)
+		b.Used += r.Tokens
+	}
+	if kept == nil {
+		kept = []Read{}
+	}
+	return kept, b
+}
+
+var sessionHeadingRE = regexp.MustCompile(`(?m)^#{3,6}\s`)
+
+// lastActions returns the items of the newest Session History entry (the last
+// "### Session" subsection, or the last items when there are no subsections).
+func lastActions(history string) []string {
+	if locs := sessionHeadingRE.FindAllStringIndex(history, -1); len(locs) > 0 {
+		history = history[locs[len(locs)-1][0]:]
+	}
+	var items []string
+	for _, line := range strings.Split(history, "\n") {
+		if m := listItemRE.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
+			items = append(items, strings.TrimSpace(m[1]))
+		}
+	}
+	if len(items) > 3 {
+		items = items[len(items)-3:]
+	}
+	if items == nil {
+		return []string{}
+	}
+	return items
+}
+
+// instructions writes the short resume prompt for the agent.
+func instructions(r *Result) string {
+	p, rs := r.Project, r.Resume
+	var b strings.Builder
+	fmt.Fprintf(&b, "Resume project %s (%s)", p.ID, p.Name)
+	if p.Status != "" {
+		fmt.Fprintf(&b, ", status %s", p.Status)
+	}
+	if p.Progress.TasksTotal > 0 {
+		fmt.Fprintf(&b, ", %d/%d tasks done (%d%%)", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
+	}
+	b.WriteString(".\n")
+	if !rs.Exists {
+		b.WriteString("There is no save point yet: read the overview and the steps, then start on the first open task.\n")
+	} else {
+		if rs.LastSession != "" {
+			fmt.Fprintf(&b, "Work stopped at: %s.\n", strings.TrimSuffix(rs.LastSession, "."))
+		}
+		if rs.CurrentPhase != "" {
+			fmt.Fprintf(&b, "Current phase: %s.\n", strings.TrimSuffix(rs.CurrentPhase, "."))
+		}
+		if len(r.LastActions) > 0 {
+			b.WriteString("Last actions:\n")
+			for _, a := range r.LastActions {
+				fmt.Fprintf(&b, "- %s\n", a)
+			}
+		}
+	}
+	if len(r.PendingTasks) > 0 {
+		b.WriteString("Pending tasks:\n")
+		for _, t := range r.PendingTasks {
+			fmt.Fprintf(&b, "- Task %d: %s", t.Number, t.Text)
+			if t.Section != "" {
+				fmt.Fprintf(&b, " (%s)", t.Section)
+			}
+			b.WriteString("\n")
+		}
+	} else if p.Progress.TasksTotal > 0 {
+		b.WriteString("Every task in the steps file is done.\n")
+	}
+	first := ""
+	if len(r.RecommendedReads) > 0 {
+		first = "read " + r.RecommendedReads[0].Path
+		if len(r.RecommendedReads) > 1 {
+			first += " and the other recommended reads in order"
+		}
+	}
+	next := rs.NextAction
+	if next == "" && len(r.PendingTasks) > 0 {
+		next = fmt.Sprintf("Task %d: %s", r.PendingTasks[0].Number, r.PendingTasks[0].Text)
+	}
+	switch {
+	case first != "" && next != "":
+		fmt.Fprintf(&b, "First %s; then continue with: %s.\n", first, strings.TrimSuffix(next, "."))
+	case first != "":
+		fmt.Fprintf(&b, "First %s.\n", first)
+	case next != "":
+		fmt.Fprintf(&b, "Continue with: %s.\n", strings.TrimSuffix(next, "."))
+	}
+	fmt.Fprintf(&b, "Save progress with `ctx save --project %s --summary \"...\" --next \"...\"` after each step.", p.ID)
+	return b.String()
+}

@@ -1,0 +1,365 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// Size limits for the files ctx parses. Larger files are listed as problems instead of
+// being read, so one runaway file cannot make a load slow or large.
+const (
+	maxOverviewBytes = 1 << 20
+	maxStepsBytes    = 8 << 20
+	maxResumeBytes   = 4 << 20
+)
+
+// Project is one project folder with what ctx read of it.
+type Project struct {
+	ID          string   `json:"id"`
+	Number      int      `json:"number"`
+	Name        string   `json:"name"`
+	Status      string   `json:"status"`
+	Description string   `json:"description,omitempty"`
+	Path        string   `json:"path"`
+	Progress    Progress `json:"progress"`
+	Problems    []string `json:"problems"`
+
+	// Dir is the absolute folder; Slug is the id without its number.
+	Dir  string `json:"-"`
+	Slug string `json:"-"`
+	// Absolute paths of the planning files found ("" when missing).
+	Overview string `json:"-"`
+	Plan     string `json:"-"`
+	Steps    string `json:"-"`
+	// Tasks of the steps file, filled when progress was read.
+	Tasks []markdown.Task `json:"-"`
+}
+
+// Progress summarises the tasks of a project's steps file.
+type Progress struct {
+	TasksTotal     int    `json:"tasks_total"`
+	TasksCompleted int    `json:"tasks_completed"`
+	Percent        int    `json:"percent"`
+	CurrentTask    string `json:"current_task"`
+	CurrentSection string `json:"current_section"`
+	// CurrentTaskNumber is the ordinal of the current task among all tasks and
+	// CurrentSectionNumber the ordinal of its level-2 heading (0 when none).
+	CurrentTaskNumber    int `json:"current_task_number"`
+	CurrentSectionNumber int `json:"current_section_number"`
+}
+
+// ProgressOf computes progress from tasks: the current task is the first open one.
+func ProgressOf(tasks []markdown.Task) Progress {
+	p := Progress{TasksTotal: len(tasks)}
+	var current *markdown.Task
+	for i := range tasks {
+		if tasks[i].Done {
+			p.TasksCompleted++
+		} else if current == nil {
+			current = &tasks[i]
+		}
+	}
+	if p.TasksTotal > 0 {
+		p.Percent = p.TasksCompleted * 100 / p.TasksTotal
+	}
+	if current != nil {
+		p.CurrentTask = current.Text
+		p.CurrentTaskNumber = current.Number
+		p.CurrentSection = current.Section.Name
+		p.CurrentSectionNumber = current.Section.Number
+	}
+	return p
+}
+
+// Folder is a project folder found by listing, before any of its files are read.
+type Folder struct {
+	ID     string
+	Number int
+	Slug   string
+	Dir    string
+	Rel    string
+	// Onboarding marks a project below the 00-onboarding folder.
+	Onboarding bool
+	// Err is set when the folder cannot be used (a broken link, a symlink loop, a file
+	// where a folder should be); the project is still listed with this problem.
+	Err error
+}
+
+var folderRE = regexp.MustCompile(`^(\d+)-(.+)$`)
+
+// Folders lists the project folders: NN-slug below the projects folder and below its
+// 00-onboarding folder, sorted by number then path.
+func (ws *Workspace) Folders() ([]Folder, error) {
+	base := ws.ProjectsPath()
+	top, err := listFolders(base, ws)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: %w", ws.Config.ProjectsDir, err)
+	}
+	var out []Folder
+	for _, f := range top {
+		if f.ID == OnboardingDir && f.Err == nil {
+			nested, err := listFolders(f.Dir, ws)
+			if err != nil {
+				f.Err = err
+				out = append(out, f)
+				continue
+			}
+			for i := range nested {
+				nested[i].Onboarding = true
+			}
+			out = append(out, nested...)
+			continue
+		}
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Number != out[j].Number {
+			return out[i].Number < out[j].Number
+		}
+		return out[i].Rel < out[j].Rel
+	})
+	return out, nil
+}
+
+func listFolders(dir string, ws *Workspace) ([]Folder, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Folder, 0, len(entries))
+	for _, e := range entries {
+		m := folderRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue // a number too long for an int is no project number
+		}
+		f := Folder{ID: e.Name(), Number: n, Slug: m[2], Dir: filepath.Join(dir, e.Name())}
+		f.Rel = ws.Rel(f.Dir)
+		switch {
+		case e.IsDir():
+		case e.Type()&os.ModeSymlink != 0:
+			fi, err := os.Stat(f.Dir)
+			if err != nil {
+				f.Err = fmt.Errorf("%s: %w", f.Rel, unwrapPathError(err))
+			} else if !fi.IsDir() {
+				continue
+			}
+		default:
+			continue // a file named like a project is not one
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// ReadOptions choose how much of a project is read.
+type ReadOptions struct {
+	Progress bool // read and count the steps file
+}
+
+// ReadProject reads a project folder: metadata from the overview frontmatter and, when
+// asked, progress from the steps file. Every problem is recorded, never returned: a
+// project with problems is still a project.
+func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
+	p := &Project{ID: f.ID, Number: f.Number, Slug: f.Slug, Dir: f.Dir, Path: f.Rel, Problems: []string{}}
+	if f.Err != nil {
+		p.Problems = append(p.Problems, f.Err.Error())
+		p.Name = humanName(f.Slug)
+		return p
+	}
+	planning := filepath.Join(f.Dir, ws.Config.PlanningDir)
+	p.Overview = ws.findPlanningFile(p, planning, "overview.md", "01-overview.md")
+	p.Plan = ws.findPlanningFile(p, planning, "plan.md", "03-plan.md")
+	p.Steps = ws.findPlanningFile(p, planning, "steps.md", "04-steps.md")
+	ws.readOverview(p)
+	if p.Name == "" {
+		p.Name = humanName(f.Slug)
+	}
+	if opts.Progress && p.Steps != "" {
+		data, err := readRegular(p.Steps, maxStepsBytes)
+		if err != nil {
+			p.problem(ws.Rel(p.Steps), err)
+		} else {
+			p.Tasks = markdown.Tasks(data)
+			p.Progress = ProgressOf(p.Tasks)
+		}
+	}
+	return p
+}
+
+func (p *Project) problem(where string, err error) {
+	p.Problems = append(p.Problems, Locate(where, err))
+}
+
+// Locate prefixes an error with the file it is about: "path:3: ..." when the error
+// starts with a line number ("3: ..."), as the frontmatter errors do, else "path: ...".
+func Locate(path string, err error) string {
+	msg := err.Error()
+	if lineNumberRE.MatchString(msg) {
+		return path + ":" + msg
+	}
+	return path + ": " + msg
+}
+
+var lineNumberRE = regexp.MustCompile(`^\d+: `)
+
+// findPlanningFile returns the first of names that exists as a file in dir. A name that
+// exists but is not a regular file is recorded as a problem.
+func (ws *Workspace) findPlanningFile(p *Project, dir string, names ...string) string {
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue
+		case err != nil:
+			p.problem(ws.Rel(path), unwrapPathError(err))
+			continue
+		case !fi.Mode().IsRegular():
+			p.problem(ws.Rel(path), errNotRegular(fi))
+			continue
+		}
+		return path
+	}
+	return ""
+}
+
+func (ws *Workspace) readOverview(p *Project) {
+	if p.Overview == "" {
+		return
+	}
+	data, err := readRegular(p.Overview, maxOverviewBytes)
+	if err != nil {
+		p.problem(ws.Rel(p.Overview), err)
+		return
+	}
+	fm, err := markdown.ReadFrontmatter(data)
+	if err != nil {
+		p.Problems = append(p.Problems, Locate(ws.Rel(p.Overview), err))
+		return
+	}
+	if !fm.Present {
+		p.problem(ws.Rel(p.Overview), errors.New("no frontmatter (name, status) at the top"))
+		return
+	}
+	p.Name = strings.TrimSpace(fm.String("name"))
+	p.Status = strings.TrimSpace(fm.String("status"))
+	p.Description = strings.TrimSpace(fm.String("description"))
+}
+
+// Scan reads every project, in parallel, in the order of Folders.
+func (ws *Workspace) Scan(opts ReadOptions) ([]*Project, error) {
+	folders, err := ws.Folders()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Project, len(folders))
+	parallel(len(folders), func(i int) {
+		out[i] = ws.ReadProject(folders[i], opts)
+	})
+	return out, nil
+}
+
+// parallel runs fn(0..n-1) on a few workers; the work is file reads, so a little more
+// than one worker a core keeps the disk busy.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0)*2, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// readRegular reads a regular file of at most limit bytes. Anything else (a folder, a
+// pipe that would block, a device) or a larger file is an error, so reading never hangs
+// and never balloons.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular(fi)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s is over the %s limit; not read", byteSize(fi.Size()), byteSize(limit))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the %s limit; not read", byteSize(limit))
+	}
+	return data, nil
+}
+
+func errNotRegular(fi os.FileInfo) error {
+	if fi.IsDir() {
+		return errors.New("is a folder, expected a file")
+	}
+	return fmt.Errorf("is not a regular file (%s)", fi.Mode().Type())
+}
+
+// unwrapPathError drops the path from an *os.PathError: ctx names the file itself,
+// relative to the workspace.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// humanName turns a slug into a readable name: "checkout-redesign" → "Checkout redesign".
+func humanName(slug string) string {
+	s := strings.ReplaceAll(slug, "-", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

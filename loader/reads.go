@@ -1,0 +1,234 @@
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Read is one recommended read of the load, in the order the agent should read them.
+type Read struct {
+	Path   string `json:"path"` // relative to the workspace
+	Why    string `json:"why"`
+	Exists bool   `json:"exists"`
+	Bytes  int64  `json:"bytes"`
+	Tokens int    `json:"tokens"`
+}
+
+// EstimateTokens is ctx's token estimate for n bytes of text: about four bytes a token.
+func EstimateTokens(n int64) int {
+	return int((n + 3) / 4)
+}
+
+// maxWorkingFiles bounds the work-in-progress files recommended from 03-working.
+const maxWorkingFiles = 3
+
+// WorkingDir is the project folder of work in progress.
+const WorkingDir = "03-working"
+
+// readList collects recommended reads without duplicates.
+type readList struct {
+	ws    *Workspace
+	p     *Project
+	reads []Read
+	seen  map[string]bool
+}
+
+func (l *readList) addAbs(abs, why string) {
+	rel := l.ws.Rel(abs)
+	if l.seen[rel] {
+		return
+	}
+	l.seen[rel] = true
+	r := Read{Path: rel, Why: why}
+	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+		r.Exists, r.Bytes, r.Tokens = true, fi.Size(), EstimateTokens(fi.Size())
+	}
+	l.reads = append(l.reads, r)
+}
+
+// addListed adds a path named by the save point, resolved against the project folder
+// and then the workspace root, refusing anything that leads outside the workspace.
+func (l *readList) addListed(entry, why, source, list string) {
+	abs, err := l.ws.ResolveListed(l.p, entry)
+	if err != nil {
+		l.p.Problems = append(l.p.Problems, fmt.Sprintf("%s: %s entry %q is %v; not read", source, list, entry, err))
+		return
+	}
+	l.addAbs(abs, why)
+}
+
+// ErrOutside is the reason a listed path is refused.
+var ErrOutside = errors.New("outside the workspace")
+
+// ResolveListed turns a path named in a project's files into an absolute path inside
+// the workspace: tried against the project folder, then the workspace root. A path that
+// leads outside (through "..", an absolute path elsewhere or a symlink) is ErrOutside.
+func (ws *Workspace) ResolveListed(p *Project, entry string) (string, error) {
+	entry = filepath.FromSlash(strings.TrimSpace(entry))
+	if entry == "" || strings.ContainsRune(entry, 0) {
+		return "", errors.New("not a usable path")
+	}
+	var candidates []string
+	if filepath.IsAbs(entry) {
+		candidates = []string{filepath.Clean(entry)}
+	} else {
+		candidates = []string{filepath.Join(p.Dir, entry), filepath.Join(ws.Root, entry)}
+	}
+	chosen := ""
+	for _, c := range candidates {
+		if _, err := os.Lstat(c); err == nil {
+			chosen = c
+			break
+		}
+	}
+	if chosen == "" {
+		chosen = candidates[0]
+	}
+	if !ws.inside(p, chosen) {
+		return "", ErrOutside
+	}
+	return chosen, nil
+}
+
+// inside reports whether path stays inside the workspace (or the project's own folder,
+// which may be linked in from elsewhere), both as written and with links followed.
+func (ws *Workspace) inside(p *Project, path string) bool {
+	within := func(base, target string) bool {
+		rel, err := filepath.Rel(base, target)
+		return err == nil && filepath.IsLocal(rel)
+	}
+	if !within(ws.Root, path) && !within(p.Dir, path) {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		// A missing file cannot lead anywhere; a loop or similar is refused.
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	root, err := filepath.EvalSymlinks(ws.Root)
+	if err != nil {
+		return false
+	}
+	if within(root, real) {
+		return true
+	}
+	dir, err := filepath.EvalSymlinks(p.Dir)
+	return err == nil && within(dir, real)
+}
+
+// workingFiles returns up to n regular files of the project's 03-working folder (and
+// its direct subfolders), newest first.
+func workingFiles(dir string, n int) []string {
+	type file struct {
+		path string
+		mod  int64
+	}
+	var files []file
+	seen := 0
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		seen++
+		if seen > 2000 {
+			return filepath.SkipAll
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if strings.HasPrefix(d.Name(), ".") && path != dir {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if strings.Count(rel, string(filepath.Separator)) >= 1 {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			files = append(files, file{path, info.ModTime().UnixNano()})
+		}
+		return nil
+	})
+	sort.SliceStable(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+	out := make([]string, 0, n)
+	for _, f := range files[:min(n, len(files))] {
+		out = append(out, f.path)
+	}
+	return out
+}
+
+var (
+	codeSpanRE = regexp.MustCompile("`([^`]+)`")
+	linkRE     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	listItemRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`)
+)
+
+// ListedPaths returns the file paths named by the list items of a Markdown section
+// body: a code span, else a link target, else the item itself when it looks like a
+// path. Lines inside code fences are not items.
+func ListedPaths(body string) []string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(body, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if marker := fenceMarker(trimmed); marker != "" {
+			switch {
+			case fence == "":
+				fence = marker
+			case strings.HasPrefix(trimmed, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		m := listItemRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if p := pathInItem(m[1]); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func fenceMarker(line string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(line, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func pathInItem(item string) string {
+	candidate := ""
+	if m := codeSpanRE.FindStringSubmatch(item); m != nil {
+		candidate = m[1]
+	} else if m := linkRE.FindStringSubmatch(item); m != nil {
+		candidate = m[1]
+	} else {
+		candidate = strings.Fields(item + " ")[0]
+	}
+	candidate = strings.TrimSpace(candidate)
+	if candidate == "" || strings.Contains(candidate, "://") || strings.ContainsAny(candidate, " \t") {
+		return ""
+	}
+	if !strings.ContainsAny(candidate, "/.") {
+		return ""
+	}
+	return candidate
+}

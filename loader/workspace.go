@@ -1,0 +1,165 @@
+// Package loader finds the workspace, scans and resolves its projects, counts their
+// progress and assembles the load result that tells an agent where work stopped.
+package loader
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxtools/ctx/markdown"
+	"go.yaml.in/yaml/v3"
+)
+
+// Default layout names, used when .ctx/config.yaml does not say otherwise.
+const (
+	DefaultProjectsDir = "02-projects"
+	DefaultPlanningDir = "01-planning"
+	DefaultResumeFile  = "_resume.md"
+	// StateDir is where ctx keeps machine-local state inside the workspace.
+	StateDir = ".ctx"
+	// OnboardingDir is the folder of projects nested one level below the projects folder.
+	OnboardingDir = "00-onboarding"
+)
+
+// Config holds the optional settings of .ctx/config.yaml. Later parts of ctx read their
+// own keys from the same file; unknown keys are ignored here.
+type Config struct {
+	ProjectsDir string `yaml:"projects_dir"`
+	PlanningDir string `yaml:"planning_dir"`
+	ResumeFile  string `yaml:"resume_file"`
+}
+
+// Workspace is a discovered workspace root with its settings.
+type Workspace struct {
+	Root   string
+	Config Config
+}
+
+// ErrNoWorkspace is returned when no workspace can be found.
+var ErrNoWorkspace = errors.New("no workspace found")
+
+// DiscoverOptions are the inputs of workspace discovery, taken from flags and environment
+// by the caller so that discovery itself stays testable.
+type DiscoverOptions struct {
+	Flag          string // --workspace
+	CtxWorkspace  string // $CTX_WORKSPACE
+	ClaudeProject string // $CLAUDE_PROJECT_DIR
+	Cwd           string
+}
+
+// Discover finds the workspace root: the flag, then $CTX_WORKSPACE, then
+// $CLAUDE_PROJECT_DIR, then the first folder at or above Cwd holding .ctx/ or 02-projects/.
+func Discover(opts DiscoverOptions) (*Workspace, error) {
+	for _, c := range []struct{ value, source string }{
+		{opts.Flag, "--workspace"},
+		{opts.CtxWorkspace, "$CTX_WORKSPACE"},
+		{opts.ClaudeProject, "$CLAUDE_PROJECT_DIR"},
+	} {
+		if c.value == "" {
+			continue
+		}
+		root, err := filepath.Abs(c.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", c.source, c.value, err)
+		}
+		if !isDir(root) {
+			return nil, fmt.Errorf("%s %s: not a folder", c.source, c.value)
+		}
+		if c.source == "$CLAUDE_PROJECT_DIR" && !looksLikeWorkspace(root) {
+			// Claude Code sets this for every project, ctx-managed or not; fall through
+			// to the walk so a workspace above it is still found.
+			continue
+		}
+		return Open(root)
+	}
+	dir, err := filepath.Abs(opts.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("current folder: %w", err)
+	}
+	for {
+		if looksLikeWorkspace(dir) {
+			return Open(dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, fmt.Errorf("%w at or above %s: run ctx inside a folder holding %s/ or .ctx/, or pass --workspace DIR (or set CTX_WORKSPACE)",
+				ErrNoWorkspace, opts.Cwd, DefaultProjectsDir)
+		}
+		dir = parent
+	}
+}
+
+func looksLikeWorkspace(dir string) bool {
+	return isDir(filepath.Join(dir, StateDir)) || isDir(filepath.Join(dir, DefaultProjectsDir))
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// Open reads the workspace at root and its optional .ctx/config.yaml.
+func Open(root string) (*Workspace, error) {
+	ws := &Workspace{Root: root, Config: Config{
+		ProjectsDir: DefaultProjectsDir,
+		PlanningDir: DefaultPlanningDir,
+		ResumeFile:  DefaultResumeFile,
+	}}
+	path := filepath.Join(root, StateDir, "config.yaml")
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ws, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", ws.Rel(path), err)
+	}
+	var c Config
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return nil, errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))
+	}
+	for _, f := range []struct {
+		value *string
+		set   string
+		key   string
+	}{
+		{&ws.Config.ProjectsDir, c.ProjectsDir, "projects_dir"},
+		{&ws.Config.PlanningDir, c.PlanningDir, "planning_dir"},
+		{&ws.Config.ResumeFile, c.ResumeFile, "resume_file"},
+	} {
+		if f.set == "" {
+			continue
+		}
+		if !localName(f.set) {
+			return nil, fmt.Errorf("%s: %s: %q must be a path inside the workspace", ws.Rel(path), f.key, f.set)
+		}
+		*f.value = f.set
+	}
+	return ws, nil
+}
+
+// localName reports whether a configured name stays inside its parent folder.
+func localName(name string) bool {
+	return filepath.IsLocal(name)
+}
+
+// ProjectsPath is the absolute path of the projects folder.
+func (ws *Workspace) ProjectsPath() string {
+	return filepath.Join(ws.Root, ws.Config.ProjectsDir)
+}
+
+// StatePath is the absolute path of .ctx/ joined with elem.
+func (ws *Workspace) StatePath(elem ...string) string {
+	return filepath.Join(append([]string{ws.Root, StateDir}, elem...)...)
+}
+
+// Rel returns path relative to the workspace root with forward slashes, or path itself
+// when it lies outside.
+func (ws *Workspace) Rel(path string) string {
+	rel, err := filepath.Rel(ws.Root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,205 @@
+// Package markdown reads the structure of ctx's Markdown files: frontmatter, headings with
+// their byte spans, and checkbox tasks. It is shared by the loader and the save point.
+package markdown
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+
+	"github.com/adrg/frontmatter"
+	"go.yaml.in/yaml/v3"
+)
+
+// Frontmatter is the YAML header of a Markdown file, decoded into plain values that
+// encode to JSON as they were written (dates stay strings).
+type Frontmatter struct {
+	Present bool
+	Values  map[string]any
+	// Body is the content after the frontmatter (all of it when there is none).
+	Body []byte
+}
+
+var bom = []byte("\ufeff")
+
+// maxYAMLNodes bounds how many values one frontmatter may expand to, so that a document
+// built from nested aliases cannot make ctx allocate without end.
+const maxYAMLNodes = 100_000
+
+// ReadFrontmatter splits data into frontmatter and body. A byte-order mark and CRLF line
+// ends are accepted. An unclosed or unparsable frontmatter is an error whose message
+// carries the line number in the file ("3: frontmatter: ...").
+func ReadFrontmatter(data []byte) (Frontmatter, error) {
+	data = bytes.TrimPrefix(data, bom)
+	open := openingLine(data)
+	var node yaml.Node
+	format := frontmatter.NewFormat("---", "---", yaml.Unmarshal)
+	body, err := frontmatter.Parse(bytes.NewReader(data), &node, format)
+	if err != nil {
+		return Frontmatter{Body: data}, YAMLError(err, open)
+	}
+	if node.Kind == 0 {
+		if open > 0 && len(body) == len(data) {
+			return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: no closing --- line", open)
+		}
+		// "---\n---" parses to an empty document: present but empty.
+		if open > 0 {
+			return Frontmatter{Present: true, Values: map[string]any{}, Body: body}, nil
+		}
+		return Frontmatter{Body: data}, nil
+	}
+	doc := &node
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	if doc.Kind != yaml.MappingNode {
+		return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: expected key: value lines", open+doc.Line)
+	}
+	budget := maxYAMLNodes
+	v, err := plainValue(doc, &budget)
+	if err != nil {
+		return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: %w", open+doc.Line, err)
+	}
+	return Frontmatter{Present: true, Values: v.(map[string]any), Body: body}, nil
+}
+
+// openingLine returns the 1-based line of the opening "---" of a frontmatter, or 0 when
+// the first non-blank line is something else.
+func openingLine(data []byte) int {
+	line := 0
+	for len(data) > 0 {
+		line++
+		var l []byte
+		l, data, _ = bytes.Cut(data, []byte("\n"))
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		if string(l) == "---" {
+			return line
+		}
+		return 0
+	}
+	return 0
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// YAMLError rewrites a YAML decoding error so that its line number counts from the top
+// of the file (offset is the line of the opening "---", or 0 for a plain YAML file):
+// "7: frontmatter: mapping values are not allowed in this context".
+func YAMLError(err error, offset int) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		err = errors.New("yaml: " + te.Errors[0])
+	}
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("frontmatter: %w", err)
+	}
+	what := "frontmatter"
+	if offset == 0 {
+		what = "yaml"
+	}
+	if m[1] == "" {
+		return fmt.Errorf("%s: %s", what, m[2])
+	}
+	n, _ := strconv.Atoi(m[1])
+	return fmt.Errorf("%d: %s: %s", n+offset, what, m[2])
+}
+
+func plainValue(n *yaml.Node, budget *int) (any, error) {
+	*budget--
+	if *budget < 0 {
+		return nil, errors.New("too many values (nested aliases?)")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return plainValue(n.Content[0], budget)
+	case yaml.AliasNode:
+		return plainValue(n.Alias, budget)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := plainValue(c, budget)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			val, err := plainValue(v, budget)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = val
+		}
+		return out, nil
+	}
+	return scalarValue(n), nil
+}
+
+func scalarValue(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return i
+		}
+	case "!!float":
+		var f float64
+		// NaN and infinities have no JSON form; keep them as written.
+		if n.Decode(&f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+	}
+	return n.Value
+}
+
+// String returns the frontmatter value of key as text ("" when absent or not a scalar).
+func (f Frontmatter) String(key string) string {
+	switch v := f.Values[key].(type) {
+	case string:
+		return v
+	case int64, float64, bool:
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// Strings returns the value of key as a list of strings: a list's string items, or a
+// single string as a list of one.
+func (f Frontmatter) Strings(key string) []string {
+	switch v := f.Values[key].(type) {
+	case string:
+		if v != "" {
+			return []string{v}
+		}
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, item := range v {
+			if s, ok := item.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}

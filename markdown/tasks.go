@@ -1,0 +1,160 @@
+package markdown
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// Task is one checkbox item of a steps file.
+type Task struct {
+	Number  int    // 1-based ordinal among all tasks of the file
+	Line    int    // 1-based line in the file
+	Text    string // the item's first line, without the checkbox
+	Done    bool
+	Section Heading // the heading above the task (zero when there is none)
+}
+
+// Heading names the section a task sits in. Number counts the level-2 headings
+// of the file up to it.
+type Heading struct {
+	Number int
+	Name   string
+}
+
+// taskParser reads the one checkbox grammar of ctx: list items (-, *, + or 1.) opening
+// with [ ], [x] or [X], as Markdown structure, so a checkbox in a code block is not a task.
+var taskParser = goldmark.New(goldmark.WithExtensions(extension.TaskList)).Parser()
+
+// Tasks returns every checkbox task of a Markdown document, in document order.
+func Tasks(src []byte) []Task {
+	src = blankFrontmatter(src)
+	doc := taskParser.Parse(text.NewReader(src))
+	var (
+		tasks   []Task
+		section Heading
+		h2      int
+		lines   = newLineIndex(src)
+	)
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			name := strings.TrimSpace(string(blockText(n, src)))
+			if n.Level == 2 {
+				h2++
+			}
+			if n.Level >= 2 || h2 == 0 {
+				section = Heading{Number: h2, Name: name}
+			}
+			return ast.WalkSkipChildren, nil
+		case *extast.TaskCheckBox:
+			block := n.Parent()
+			t := Task{Number: len(tasks) + 1, Done: n.IsChecked, Section: section}
+			if l := block.Lines(); l.Len() > 0 {
+				seg := l.At(0)
+				t.Line = lines.lineOf(seg.Start)
+				t.Text = taskText(seg.Value(src))
+			}
+			tasks = append(tasks, t)
+		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return tasks
+}
+
+// blankFrontmatter replaces a frontmatter with blank lines so that its lines are never
+// read as Markdown while every offset and line number stays true to the file.
+// A byte-order mark becomes three spaces for the same reason.
+func blankFrontmatter(src []byte) []byte {
+	if bytes.HasPrefix(src, bom) {
+		src = append([]byte("   "), src[len(bom):]...)
+	}
+	if openingLine(src) == 0 {
+		return src
+	}
+	fm, err := ReadFrontmatter(src)
+	if err != nil || !fm.Present {
+		return src
+	}
+	off := len(src) - len(fm.Body)
+	// Keep the byte count by blanking the frontmatter instead of cutting it.
+	out := make([]byte, len(src))
+	for i := range off {
+		if src[i] == '\n' {
+			out[i] = '\n'
+		} else {
+			out[i] = ' '
+		}
+	}
+	copy(out[off:], src[off:])
+	return out
+}
+
+// Pending returns up to n open tasks, in order.
+func Pending(tasks []Task, n int) []Task {
+	var out []Task
+	for _, t := range tasks {
+		if len(out) == n {
+			break
+		}
+		if !t.Done {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func taskText(line []byte) string {
+	s := strings.TrimSpace(string(line))
+	// The segment may still carry the checkbox when goldmark kept it in the line.
+	if len(s) >= 3 && s[0] == '[' && s[2] == ']' {
+		s = strings.TrimSpace(s[3:])
+	}
+	return s
+}
+
+func blockText(n ast.Node, src []byte) []byte {
+	var b bytes.Buffer
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(src))
+	}
+	return b.Bytes()
+}
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex []int
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, c := range src {
+		if c == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (idx lineIndex) lineOf(off int) int {
+	lo, hi := 0, len(idx)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if idx[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1
+}

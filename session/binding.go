@@ -1,0 +1,127 @@
+// Package session holds what ctx keeps per agent session: the binding of a session to a
+// project (and, later, the pause flag, the wind-down journal and the snapshot set).
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxtools/ctx/internal/durable"
+)
+
+// EnvSessionID is the environment variable in which Claude Code names the agent session.
+const EnvSessionID = "CLAUDE_CODE_SESSION_ID"
+
+// maxIDLen bounds a sanitized id so that it always makes a short file name.
+const maxIDLen = 64
+
+// SafeID turns a session id into a file name: letters, digits, '.', '_' and '-' are
+// kept, anything else becomes '_', a leading '.' too, and a long id is shortened with a
+// hash of the whole so that distinct ids stay distinct.
+func SafeID(id string) (string, error) {
+	if strings.TrimSpace(id) == "" {
+		return "", errors.New("session id is empty")
+	}
+	var b strings.Builder
+	for i, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == '.' && i > 0:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	safe := b.String()
+	if safe != id || len(safe) > maxIDLen {
+		// Replaced characters could make two ids alike; a hash of the original keeps
+		// them apart.
+		sum := sha256.Sum256([]byte(id))
+		keep := min(len(safe), maxIDLen-17)
+		safe = safe[:keep] + "-" + hex.EncodeToString(sum[:8])
+	}
+	return safe, nil
+}
+
+// Binding records which project an agent session works on.
+type Binding struct {
+	SessionID string    `json:"session_id"`
+	ProjectID string    `json:"project_id"`
+	Path      string    `json:"path"`
+	BoundAt   time.Time `json:"bound_at"`
+}
+
+// stateIgnore is the .gitignore ctx keeps in .ctx/state: the state is machine-local.
+const stateIgnore = "# ctx: machine-local state, not for version control\n*\n"
+
+// Bindings stores session bindings under a workspace's .ctx/state/sessions/.
+type Bindings struct {
+	StateDir string // the workspace's .ctx/state
+}
+
+func (b Bindings) path(sessionID string) (string, error) {
+	safe, err := SafeID(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(b.StateDir, "sessions", safe+".json"), nil
+}
+
+// Bind records that sessionID works on the project; a later Bind replaces it.
+func (b Bindings) Bind(binding Binding) error {
+	path, err := b.path(binding.SessionID)
+	if err != nil {
+		return fmt.Errorf("bind session: %w", err)
+	}
+	if err := EnsureStateDir(b.StateDir); err != nil {
+		return err
+	}
+	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(binding, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bind session: %w", err)
+	}
+	return durable.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Lookup returns the binding of sessionID, or nil when there is none.
+func (b Bindings) Lookup(sessionID string) (*Binding, error) {
+	path, err := b.path(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read binding: %w", err)
+	}
+	var binding Binding
+	if err := json.Unmarshal(data, &binding); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &binding, nil
+}
+
+// EnsureStateDir creates the workspace's .ctx/state folder with its .gitignore.
+func EnsureStateDir(dir string) error {
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+		return durable.WriteFile(ignore, []byte(stateIgnore), 0o644)
+	}
+	return nil
+}

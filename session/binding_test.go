@@ -1,0 +1,78 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSafeID(t *testing.T) {
+	long := strings.Repeat("a", 10_000)
+	tests := []struct {
+		id      string
+		wantErr bool
+		same    bool // kept as it is
+	}{
+		{"abc-123_DEF", false, true},
+		{"a.b", false, true},
+		{"", true, false},
+		{"  ", true, false},
+		{"../x", false, false},
+		{"/abs/path", false, false},
+		{"nul\x00byte", false, false},
+		{".hidden", false, false},
+		{long, false, false},
+		{"üñí", false, false},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		got, err := SafeID(tt.id)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("SafeID(%q): err = %v", tt.id, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if tt.same != (got == tt.id) {
+			t.Errorf("SafeID(%q) = %q", tt.id, got)
+		}
+		if len(got) > maxIDLen || strings.ContainsAny(got, "/\\\x00") || strings.HasPrefix(got, ".") || got != filepath.Base(got) {
+			t.Errorf("SafeID(%q) = %q is not a safe file name", tt.id, got)
+		}
+		if prev, dup := seen[got]; dup {
+			t.Errorf("SafeID(%q) and SafeID(%q) collide: %q", prev, tt.id, got)
+		}
+		seen[got] = tt.id
+	}
+	a, _ := SafeID("x/y")
+	b, _ := SafeID("x_y")
+	if a == b {
+		t.Errorf("x/y and x_y collide")
+	}
+}
+
+func TestBindings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	b := Bindings{StateDir: dir}
+	if got, err := b.Lookup("s1"); got != nil || err != nil {
+		t.Fatalf("lookup before bind: %v, %v", got, err)
+	}
+	if err := b.Bind(Binding{SessionID: "s1", ProjectID: "01-a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Bind(Binding{SessionID: "s1", ProjectID: "02-b"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Lookup("s1")
+	if err != nil || got == nil || got.ProjectID != "02-b" {
+		t.Fatalf("lookup: %+v, %v", got, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err != nil || !strings.Contains(string(data), "*") {
+		t.Errorf(".gitignore: %q, %v", data, err)
+	}
+	if err := b.Bind(Binding{SessionID: ""}); err == nil {
+		t.Errorf("empty session id bound")
+	}
+}

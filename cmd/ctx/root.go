@@ -46,6 +46,7 @@ no workspace, a malformed file).`,
 	cmd.AddCommand(
 		newLoadCmd(app, nil),
 		newProjectsCmd(app, nil),
+		newDemoCmd(app, nil),
 		newVersionCmd(app),
 	)
 	return cmd

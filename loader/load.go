@@ -67,7 +67,7 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 	if r.Resume.Exists {
 		r.LastActions = lastActions(r.Resume.Section("Session History"))
 	}
-	r.RecommendedReads = ws.recommendedReads(p, r.Resume)
+	r.RecommendedReads = ws.RecommendedReads(p, r.Resume)
 	if opts.Budget > 0 {
 		r.RecommendedReads, r.Budget = cut(r.RecommendedReads, opts.Budget, r.Resume)
 	}
@@ -75,7 +75,8 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 	return r
 }
 
-func (ws *Workspace) recommendedReads(p *Project, rs *ResumeState) []Read {
+// RecommendedReads returns the ordered reads of a project given its resume state.
+func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 	l := &readList{ws: ws, p: p, seen: map[string]bool{}}
 	if rs.Exists {
 		why := "save point: where work stopped and what comes next"
@@ -112,7 +113,9 @@ func (ws *Workspace) recommendedReads(p *Project, rs *ResumeState) []Read {
 		for _, entry := range rs.FrontmatterStrings("files_to_load") {
 			l.addListed(entry, "listed in files_to_load", source, "files_to_load")
 		}
-		for _, entry := range ListedPaths(rs.Section("Loading Sequence for Resume")) {
+		// ctx's own block of the Loading Sequence is derived from these reads; reading
+		// it back would keep every file it ever listed.
+		for _, entry := range ListedPaths(withoutBlock(rs.Section("Loading Sequence for Resume"), "loading-sequence")) {
 			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence")
 		}
 		for _, entry := range ListedPaths(rs.Section("Files Modified This Project")) {
@@ -146,6 +149,20 @@ func cut(reads []Read, budget int, rs *ResumeState) ([]Read, *Budget) {
 		kept = []Read{}
 	}
 	return kept, b
+}
+
+// withoutBlock removes the lines between ctx's markers name from a section body.
+func withoutBlock(body, name string) string {
+	begin, end := "<!-- ctx:begin "+name+" -->", "<!-- ctx:end "+name+" -->"
+	b := strings.Index(body, begin)
+	if b < 0 {
+		return body
+	}
+	e := strings.Index(body[b:], end)
+	if e < 0 {
+		return body[:b]
+	}
+	return body[:b] + body[b+e+len(end):]
 }
 
 var sessionHeadingRE = regexp.MustCompile(`(?m)^#{3,6}\s`)

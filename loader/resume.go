@@ -79,6 +79,19 @@ func (ws *Workspace) ReadResume(p *Project) *ResumeState {
 		r.Note = "the save point could not be read: " + err.Error()
 		return r
 	}
+	ws.fillResume(p, r, data)
+	return r
+}
+
+// ResumeFromBytes is the resume state of data as if it were the save point at path:
+// what a save computes its Loading Sequence from before it writes.
+func (ws *Workspace) ResumeFromBytes(p *Project, path string, data []byte) *ResumeState {
+	r := &ResumeState{abs: path, Path: ws.Rel(path), Frontmatter: map[string]any{}}
+	ws.fillResume(p, r, data)
+	return r
+}
+
+func (ws *Workspace) fillResume(p *Project, r *ResumeState, data []byte) {
 	r.Exists = true
 	fm, err := markdown.ReadFrontmatter(data)
 	if err != nil {
@@ -94,10 +107,9 @@ func (ws *Workspace) ReadResume(p *Project) *ResumeState {
 	r.LastSession = header["last session"]
 	r.CurrentPhase = firstNonEmpty(header["current phase"], fm.String("current_phase"))
 	r.NextAction = firstNonEmpty(header["next action"], fm.String("next_task_description"))
-	if legacy {
+	if r.Legacy {
 		r.Note = "read from the legacy location " + r.Path + "; `ctx save` writes " + ws.Rel(ws.ResumePath(p))
 	}
-	return r
 }
 
 // Section returns the body of the save point's section with the given title ("" when
@@ -142,4 +154,26 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// ResumeSection is a heading of the save point with its own text (up to the next
+// heading of any level).
+type ResumeSection struct {
+	Title string
+	Level int
+	Body  string
+}
+
+// Sections returns the save point's headings in order, each with its own text.
+func (r *ResumeState) Sections() []ResumeSection {
+	all := markdown.Sections(r.body)
+	out := make([]ResumeSection, 0, len(all))
+	for i, s := range all {
+		end := s.End
+		if i+1 < len(all) && all[i+1].Start < end {
+			end = all[i+1].Start
+		}
+		out = append(out, ResumeSection{Title: s.Title, Level: s.Level, Body: string(r.body[s.BodyStart:end])})
+	}
+	return out
 }

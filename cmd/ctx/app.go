@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -63,6 +64,17 @@ func (a *App) Workspace() (*loader.Workspace, error) {
 		return nil, inputError(err)
 	}
 	return ws, nil
+}
+
+// Now is the current time, or $CTX_NOW (RFC 3339) when set: tests and reproducible
+// examples pin the clock with it.
+func (a *App) Now() time.Time {
+	if v := a.Getenv("CTX_NOW"); v != "" {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t
+		}
+	}
+	return time.Now()
 }
 
 // Warn prints one warning line on stderr.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -106,7 +105,7 @@ func bindSession(app *App, ws *loader.Workspace, p *loader.Project) *sessionInfo
 		return nil
 	}
 	b := session.Bindings{StateDir: ws.StatePath("state")}
-	err := b.Bind(session.Binding{SessionID: id, ProjectID: p.ID, Path: p.Path, BoundAt: time.Now().UTC()})
+	err := b.Bind(session.Binding{SessionID: id, ProjectID: p.ID, Path: p.Path, BoundAt: app.Now().UTC()})
 	if err != nil {
 		app.Warn("session not bound to %s: %v", p.ID, err)
 		return &sessionInfo{ID: id}

@@ -47,6 +47,11 @@ no workspace, a malformed file).`,
 		newLoadCmd(app, nil),
 		newProjectsCmd(app, nil),
 		newDemoCmd(app, nil),
+		newNewCmd(app, nil),
+		newSaveCmd(app, nil),
+		newCloseCmd(app, nil),
+		newShowCmd(app, nil),
+		newSessionsCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

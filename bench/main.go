@@ -1,0 +1,305 @@
+//go:build linux || darwin
+
+// Command bench measures ctx as an agent meets it: whole processes, started fresh, on a
+// generated workspace of thousands of projects. It prints the median, p90 and minimum
+// wall time and the peak memory of each case against its target from DESIGN.md.
+//
+//	go run ./bench [-projects 2000] [-runs 30] [-warmup 3] [-only SUBSTR] [-keep] [-bin PATH]
+package main
+
+import (
+	"bytes"
+	"debug/buildinfo"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxtools/ctx/internal/fixture"
+)
+
+// benchCase is one command line to measure; env is added to the base environment.
+type benchCase struct {
+	name   string
+	args   []string
+	env    []string
+	stdin  string
+	target time.Duration
+}
+
+func cases(ws string, projects int) []benchCase {
+	// Deep into the list, so a scan that stops at the first match gains little, and with a
+	// save point, so the whole load is measured.
+	n := max(1, projects*3/4)
+	if !fixture.HasResume(n, projects) {
+		n--
+	}
+	p := fmt.Sprint(n)
+	wsEnv := []string{"CTX_WORKSPACE=" + ws}
+	return []benchCase{
+		{
+			name: "resume --project " + p + " --json", args: []string{"--resume", "--project", p, "--json"},
+			env: wsEnv, target: 15 * time.Millisecond,
+		},
+		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond},
+		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 15 * time.Millisecond},
+	}
+}
+
+// result is what one case measured over its timed runs.
+type result struct {
+	median, p90, min time.Duration
+	maxRSS           int64 // bytes
+}
+
+func main() {
+	os.Exit(run())
+}
+
+// config holds the flags.
+type config struct {
+	projects, runs, warmup int
+	only, bin, generate    string
+	keep                   bool
+}
+
+func run() int {
+	var cfg config
+	flag.IntVar(&cfg.projects, "projects", 2000, "number of projects in the generated workspace")
+	flag.IntVar(&cfg.runs, "runs", 30, "timed runs per case")
+	flag.IntVar(&cfg.warmup, "warmup", 3, "untimed runs per case before the timed ones")
+	flag.StringVar(&cfg.only, "only", "", "run only the cases whose name contains `SUBSTR`")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep the generated workspace and print its path")
+	flag.StringVar(&cfg.bin, "bin", "", "measure the ctx binary at `PATH` instead of building one")
+	flag.StringVar(&cfg.generate, "generate", "", "write only the workspace, into `DIR` (the bench runs itself so)")
+	flag.Parse()
+	var err error
+	switch {
+	case cfg.generate != "":
+		err = fixture.Workspace(cfg.generate, cfg.projects)
+	case cfg.runs < 1 || cfg.warmup < 0 || cfg.projects < 1 || flag.NArg() > 0:
+		fmt.Fprintln(os.Stderr, "bench: -runs and -projects must be at least 1, -warmup at least 0, and no arguments")
+		return 2
+	default:
+		err = benchmark(cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// benchmark builds or finds the binary, writes the workspace, and prints one row per case
+// as it ends.
+func benchmark(cfg config) error {
+	ws, err := os.MkdirTemp("", "ctx-bench-ws-")
+	if err != nil {
+		return err
+	}
+	if cfg.keep {
+		defer fmt.Printf("workspace kept at %s\n", ws)
+	} else {
+		defer remove(ws)
+	}
+	var selected []benchCase
+	for _, c := range cases(ws, cfg.projects) {
+		if strings.Contains(c.name, cfg.only) {
+			selected = append(selected, c)
+		}
+	}
+	if len(selected) == 0 {
+		return fmt.Errorf("-only %q: no case name contains it", cfg.only)
+	}
+
+	bin := cfg.bin
+	if bin != "" {
+		// Absolute, because a relative path would be taken from the workspace the cases run in.
+		path, err := exec.LookPath(bin)
+		if err == nil {
+			bin, err = filepath.Abs(path)
+		}
+		if err != nil {
+			return fmt.Errorf("-bin: %w", err)
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "ctx-bench-bin-")
+		if err != nil {
+			return err
+		}
+		defer remove(dir)
+		if bin, err = build(dir); err != nil {
+			return err
+		}
+	}
+
+	start := time.Now()
+	if err := generate(ws, cfg.projects); err != nil {
+		return err
+	}
+	fmt.Printf("%d CPUs %s/%s, %s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, cpuModel(), goVersion(bin))
+	fmt.Printf("%d projects generated in %.2f s; %d timed runs per case after %d warm-up\n\n",
+		cfg.projects, time.Since(start).Seconds(), cfg.runs, cfg.warmup)
+
+	width := len("case")
+	for _, c := range selected {
+		width = max(width, len(c.name))
+	}
+	fmt.Printf("%-*s  %9s  %9s  %9s  %8s  %9s\n", width, "case", "median ms", "p90 ms", "min ms", "max RSS", "target ms")
+	for _, c := range selected {
+		r, err := measure(bin, ws, c, cfg.warmup, cfg.runs)
+		if err != nil {
+			return err
+		}
+		verdict := "PASS"
+		if r.median > c.target {
+			verdict = "OVER"
+		}
+		fmt.Printf("%-*s  %9.2f  %9.2f  %9.2f  %5.1f MB  %9.0f  %s\n", width, c.name,
+			ms(r.median), ms(r.p90), ms(r.min), float64(r.maxRSS)/(1<<20), ms(c.target), verdict)
+	}
+	return nil
+}
+
+// generate writes the workspace from a child process. Go starts children with vfork, and
+// Linux then reports a child's peak RSS as at least its parent's peak at exec, so the
+// harness must stay small (about 3 MB) for the memory column to be ctx's own.
+func generate(ws string, projects int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("generate workspace: %w", err)
+	}
+	cmd := exec.Command(self, "-projects", fmt.Sprint(projects), "-generate", ws)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("generate workspace: %w", err)
+	}
+	return nil
+}
+
+// build compiles ./cmd/ctx from the module root, so the bench works from any folder in it.
+func build(dir string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "ctx")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ctx")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build ctx: %w", err)
+	}
+	return bin, nil
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find go.mod: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find go.mod: not inside the ctx module")
+		}
+		dir = parent
+	}
+}
+
+// measure runs c warmup times untimed, then runs times timed, and fails on the first run
+// that exits non-zero: a benchmark of an error path would measure the wrong thing.
+func measure(bin, ws string, c benchCase, warmup, runs int) (result, error) {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "CLAUDE_CODE_SESSION_ID=")
+	})
+	// exec uses the last value of a duplicated key, so the case's env wins.
+	env = append(append(env, "NO_COLOR=1"), c.env...)
+
+	walls := make([]time.Duration, 0, runs)
+	var maxRSS int64
+	for i := range warmup + runs {
+		cmd := exec.Command(bin, c.args...)
+		cmd.Dir, cmd.Env = ws, env
+		// A pipe, as an agent reading the output would give it, not /dev/null.
+		cmd.Stdout = io.Discard
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if c.stdin != "" {
+			cmd.Stdin = strings.NewReader(c.stdin)
+		}
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		if err != nil {
+			return result{}, fmt.Errorf("ctx %s: %w\n%s", strings.Join(c.args, " "), err, bytes.TrimSpace(stderr.Bytes()))
+		}
+		if i < warmup {
+			continue
+		}
+		walls = append(walls, wall)
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			maxRSS = max(maxRSS, rssBytes(ru))
+		}
+	}
+
+	slices.Sort(walls)
+	n := len(walls)
+	median := walls[n/2]
+	if n%2 == 0 {
+		median = (walls[n/2-1] + walls[n/2]) / 2
+	}
+	// Nearest rank: the smallest time that at least 90% of the runs did not exceed.
+	p90 := walls[(n*9+9)/10-1]
+	return result{median: median, p90: p90, min: walls[0], maxRSS: maxRSS}, nil
+}
+
+func rssBytes(ru *syscall.Rusage) int64 {
+	maxrss := int64(ru.Maxrss) //nolint:unconvert // int32 on 32-bit Linux
+	if runtime.GOOS == "darwin" {
+		return maxrss // bytes on macOS
+	}
+	return maxrss * 1024 // KB on Linux
+}
+
+// remove deletes a temporary folder, and says so when it cannot: a kept workspace is 70 MB.
+func remove(dir string) {
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// goVersion names the toolchain that built the measured binary, which with -bin need not
+// be the one running the bench.
+func goVersion(bin string) string {
+	if info, err := buildinfo.ReadFile(bin); err == nil {
+		return info.GoVersion
+	}
+	return runtime.Version() + " (bench; the binary has no Go build info)"
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/resume"
+)
+
+type newOptions struct {
+	*App
+	Name        string
+	Status      string
+	Description string
+	JSON        bool
+}
+
+func newNewCmd(app *App, runF func(*newOptions) error) *cobra.Command {
+	opts := &newOptions{App: app}
+	cmd := &cobra.Command{
+		Use:   "new NAME",
+		Short: "Create a project with its planning files and save point",
+		Long: `Create a project folder 02-projects/NN-slug with the next free number
+(archived projects count, so numbers never repeat), its 01-planning files
+(overview, plan, steps) and its _resume.md save point, all from templates.
+A workspace overrides any template in .ctx/templates/.`,
+		Example: `  ctx new "Checkout redesign"
+  ctx new "Search relevance" --status PLANNING --description "better ranking for product search"`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runNew(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Status, "status", "PLANNING", "the project's status")
+	cmd.Flags().StringVar(&opts.Description, "description", "", "one line on what the project is for")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the new project as JSON")
+	return cmd
+}
+
+func runNew(opts *newOptions) error {
+	ws, err := opts.Workspace()
+	if err != nil {
+		return err
+	}
+	p, err := resume.Create(ws, resume.NewProject{Name: opts.Name, Status: opts.Status, Description: opts.Description, Now: opts.Now()})
+	if err != nil {
+		if errors.Is(err, resume.ErrBadName) {
+			return inputError(fmt.Errorf("new %q: %w", opts.Name, err))
+		}
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.Out, struct {
+			SchemaVersion int             `json:"schema_version"`
+			Project       *loader.Project `json:"project"`
+		}{loader.SchemaVersion, p})
+	}
+	fmt.Fprintf(opts.Out, "Created %s\n", p.Path)
+	fmt.Fprintf(opts.Out, "  planning  %s/%s/{overview,plan,steps}.md\n", p.Path, ws.Config.PlanningDir)
+	fmt.Fprintf(opts.Out, "  save      %s\n", ws.Rel(ws.ResumePath(p)))
+	fmt.Fprintf(opts.Out, "\nNext: describe it in overview.md, list tasks in steps.md, then `ctx load %d`.\n", p.Number)
+	return nil
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/session"
+)
+
+type sessionsOptions struct {
+	*App
+	ID   string
+	JSON bool
+}
+
+func newSessionsCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List and show the snapshot sets that saves wrote",
+		Long: `Every save, close and automatic save writes a snapshot set to .ctx/sessions/:
+session-<stamp>.json, .yaml and .md, and LATEST-SESSION.txt naming the newest.`,
+		Example: `  ctx sessions list
+  ctx sessions show latest`,
+		Args: usageArgs(cobra.NoArgs),
+	}
+	cmd.AddCommand(newSessionsListCmd(app, nil), newSessionsShowCmd(app, nil))
+	return cmd
+}
+
+func newSessionsListCmd(app *App, runF func(*sessionsOptions) error) *cobra.Command {
+	opts := &sessionsOptions{App: app}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List snapshots, newest first",
+		Example: "  ctx sessions list\n  ctx sessions list --json",
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsList(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the snapshots as JSON")
+	return cmd
+}
+
+func newSessionsShowCmd(app *App, runF func(*sessionsOptions) error) *cobra.Command {
+	opts := &sessionsOptions{App: app}
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one snapshot (an id, its stamp, or latest)",
+		Example: `  ctx sessions show latest
+  ctx sessions show session-20261121T093000Z-123456 --json`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSessionsShow(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the snapshot as JSON")
+	return cmd
+}
+
+func snapshotsOf(app *App) (session.Snapshots, error) {
+	ws, err := app.Workspace()
+	if err != nil {
+		return session.Snapshots{}, err
+	}
+	return session.Snapshots{Dir: ws.StatePath("sessions")}, nil
+}
+
+func runSessionsList(opts *sessionsOptions) error {
+	snaps, err := snapshotsOf(opts.App)
+	if err != nil {
+		return err
+	}
+	list, err := snaps.List()
+	if err != nil {
+		opts.Warn("%v", err)
+	}
+	if list == nil {
+		list = []session.Snapshot{}
+	}
+	if opts.JSON {
+		return writeJSON(opts.Out, struct {
+			SchemaVersion int                `json:"schema_version"`
+			Snapshots     []session.Snapshot `json:"snapshots"`
+		}{session.SnapshotSchemaVersion, list})
+	}
+	if len(list) == 0 {
+		opts.Warn("no snapshots yet: `ctx save` writes one")
+		return nil
+	}
+	for _, s := range list {
+		project := "(workspace)"
+		if s.Project != nil {
+			project = s.Project.ID
+		}
+		usage := ""
+		if s.ContextUsage != nil {
+			usage = fmt.Sprintf("  %.0f%% context", s.ContextUsage.Percentage)
+		}
+		fmt.Fprintf(opts.Out, "%s  %s  %-11s  %s%s\n", s.SnapshotID, s.SavedAt.Local().Format("2006-01-02 15:04"), s.Trigger, project, usage)
+	}
+	return nil
+}
+
+func runSessionsShow(opts *sessionsOptions) error {
+	snaps, err := snapshotsOf(opts.App)
+	if err != nil {
+		return err
+	}
+	s, err := snaps.Read(opts.ID)
+	if err != nil {
+		return inputError(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.Out, s)
+	}
+	_, err = opts.Out.Write(s.Markdown())
+	return err
+}

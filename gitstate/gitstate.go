@@ -1,0 +1,203 @@
+// Package gitstate reads what a save records of the workspace's git repository: the
+// branch, the commit and the files with uncommitted changes.
+package gitstate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Timeout bounds one Read: a save must not hang on a slow or wedged repository.
+const Timeout = 2 * time.Second
+
+// State is what a save records of the workspace's git repository.
+type State struct {
+	Branch string   `json:"branch" yaml:"branch"` // "" on a detached HEAD
+	Head   string   `json:"head" yaml:"head"`     // full commit hash, "" before the first commit
+	Dirty  []string `json:"dirty" yaml:"dirty"`   // relative to Root, forward slashes, sorted, never nil
+
+	// Root is the repository's top folder, for turning Dirty into paths. It is spelled
+	// from the dir given to Read when that names the same folder (so a symlink above the
+	// repository stays as the caller wrote it), else as git resolves it. A machine-local
+	// absolute path, it is not part of the recorded state.
+	Root string `json:"-" yaml:"-"`
+}
+
+// errNoWorkTree means git ran but found no work tree at the folder it was given.
+var errNoWorkTree = errors.New("not in a git work tree")
+
+// Read returns the git state of the repository holding dir, or (nil, nil) when dir is
+// not inside a git work tree or git is not installed. Both git runs together are bounded
+// by Timeout, and neither takes git's index lock.
+func Read(ctx context.Context, dir string) (*State, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+
+	out, err := run(ctx, dir, "rev-parse", "--show-toplevel", "--show-cdup")
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, errNoWorkTree) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	top, cdup, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), "\n")
+
+	// Porcelain v2 carries the branch, the commit and the changed paths in one run;
+	// -z leaves paths unquoted, so spaces and non-ASCII names come through as written.
+	out, err = run(ctx, dir, "status", "--porcelain=v2", "-z", "--branch")
+	if err != nil {
+		return nil, err
+	}
+	st, err := parseStatus(out)
+	if err != nil {
+		return nil, err
+	}
+	st.Root = rootFolder(dir, top, cdup)
+	return st, nil
+}
+
+// run runs one git command in dir and returns its output.
+func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = gitEnv(os.Environ())
+	// A helper that git starts (fsmonitor, credential) may hold the pipes open after
+	// git is killed; WaitDelay keeps the timeout a real bound.
+	cmd.WaitDelay = 500 * time.Millisecond
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	what := "git " + args[0] + " in " + dir
+	switch {
+	case err == nil:
+		return stdout.Bytes(), nil
+	case errors.Is(err, exec.ErrNotFound):
+		return nil, err
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if notWorkTree(msg) {
+		return nil, fmt.Errorf("%s: %w", what, errNoWorkTree)
+	}
+	if msg == "" {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return nil, fmt.Errorf("%s: %s: %w", what, firstLine(msg), err)
+}
+
+// rootFolder returns the repository's top folder, preferring dir's spelling of it: git
+// resolves symlinks (/tmp becomes /private/tmp on macOS), and a caller that compares
+// the result with its own paths would otherwise find them unrelated.
+func rootFolder(dir, top, cdup string) string {
+	top = filepath.FromSlash(top)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return top
+	}
+	spelled := filepath.Join(abs, filepath.FromSlash(cdup))
+	a, errA := os.Stat(spelled)
+	b, errB := os.Stat(top)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		return spelled
+	}
+	return top
+}
+
+// gitEnv returns env prepared for a git run that only reads: no optional locks, English
+// messages (notWorkTree reads them), and none of the variables a surrounding git hook may
+// have set that would point git at a repository other than the one holding dir.
+func gitEnv(env []string) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX",
+			"GIT_OPTIONAL_LOCKS", "LC_ALL", "LANGUAGE":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+}
+
+// notWorkTree tells from git's message whether it failed only because there is no work
+// tree at dir: outside any repository, or inside a .git folder or a bare repository.
+func notWorkTree(msg string) bool {
+	return strings.Contains(msg, "not a git repository") ||
+		strings.Contains(msg, "must be run in a work tree")
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimPrefix(line, "fatal: ")
+}
+
+// parseStatus reads the output of `git status --porcelain=v2 -z --branch`.
+func parseStatus(out []byte) (*State, error) {
+	st := &State{Dirty: []string{}}
+	records := strings.Split(string(out), "\x00")
+	for i := 0; i < len(records); i++ {
+		rec := records[i]
+		if rec == "" {
+			continue
+		}
+		var path string
+		switch rec[0] {
+		case '#':
+			parseHeader(st, rec)
+			continue
+		case '1':
+			// 1 XY sub mH mI mW hH hI path
+			path = field(rec, 8)
+		case '2':
+			// 2 XY sub mH mI mW hH hI Xscore path, then the original path as its own record.
+			path = field(rec, 9)
+			i++
+		case 'u':
+			// u XY sub m1 m2 m3 mW h1 h2 h3 path
+			path = field(rec, 10)
+		case '?', '!':
+			path = field(rec, 1)
+		default:
+			return nil, fmt.Errorf("git status: unexpected line %q", rec)
+		}
+		if path == "" {
+			return nil, fmt.Errorf("git status: no path in line %q", rec)
+		}
+		st.Dirty = append(st.Dirty, path)
+	}
+	slices.Sort(st.Dirty)
+	return st, nil
+}
+
+func parseHeader(st *State, rec string) {
+	key, value, _ := strings.Cut(strings.TrimPrefix(rec, "# "), " ")
+	switch key {
+	case "branch.oid":
+		if value != "(initial)" {
+			st.Head = value
+		}
+	case "branch.head":
+		if value != "(detached)" {
+			st.Branch = value
+		}
+	}
+}
+
+// field returns what follows the first n space-separated fields of rec: the path, which
+// may itself hold spaces.
+func field(rec string, n int) string {
+	parts := strings.SplitN(rec, " ", n+1)
+	if len(parts) <= n {
+		return ""
+	}
+	return parts[n]
+}

@@ -1,0 +1,260 @@
+package resume
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const sample = `---
+# a comment the person wrote
+resume_version: 3
+last_updated: 2026-11-20T17:42:00Z   # kept comment
+session_count: 3
+project_name: "Checkout \"v2\""
+current_phase: 'build'
+custom_key: {a: 1}
+progress_percentage:
+files_to_load:
+  - a.md
+  - b.md
+---
+
+# Resume: Checkout
+
+**Last Session:** 2026-11-20 — did things
+**Next Action:** something
+
+## Quick Context
+Hand-written text.
+
+## Session History
+### Session 1 — 2026-11-19 <!-- ctx:session s1 -->
+- first
+
+## Critical Context to Remember
+### Key Decisions
+- 2026-11-18: Use Stripe
+
+## Files Modified This Project
+- ` + "`a.md`" + `
+
+## My Own Heading
+keep me
+
+## Loading Sequence for Resume
+A note the person wrote.
+`
+
+func mustParse(t *testing.T, src string) *Document {
+	t.Helper()
+	d, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// assertSurgical checks that only old[span] changed.
+func assertSurgical(t *testing.T, old, new []byte, s Span) {
+	t.Helper()
+	if !bytes.Equal(old[:s.Start], new[:s.Start]) || !bytes.Equal(old[s.End:], new[s.Start+s.Len:]) {
+		t.Fatalf("bytes outside the span %+v changed:\n--- old\n%s\n--- new\n%s", s, old, new)
+	}
+}
+
+func TestSetField(t *testing.T) {
+	tests := []struct {
+		key   string
+		value any
+		want  string // a line that must appear
+	}{
+		{"last_updated", time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC), "last_updated: 2026-11-21T09:00:00Z   # kept comment\n"},
+		{"session_count", 4, "session_count: 4\n"},
+		{"project_name", `New "name"`, `project_name: "New \"name\""` + "\n"},
+		{"current_phase", "review", "current_phase: 'review'\n"},
+		{"progress_percentage", 50, "progress_percentage: 50\n"},
+		{"files_to_load", "x.md", "files_to_load: x.md\n---\n"},
+		{"compaction_count", 1, "last_updated: 2026-11-20T17:42:00Z   # kept comment\ncompaction_count: 1\nsession_count: 3\n"},
+		{"planning_completed", true, "progress_percentage:\nplanning_completed: true\nfiles_to_load:\n"},
+		{"resume_version", 4, "# a comment the person wrote\nresume_version: 4\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			d := mustParse(t, sample)
+			nd, span, err := d.SetField(tt.key, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(nd.Bytes()), tt.want) {
+				t.Fatalf("want %q in:\n%s", tt.want, nd.Bytes())
+			}
+			assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+			if got, _ := nd.Field("custom_key"); got != "" {
+				t.Errorf("custom_key changed")
+			}
+		})
+	}
+}
+
+func TestSetFieldKeepsCRLFAndBOM(t *testing.T) {
+	src := "\ufeff---\r\nsession_count: 1\r\nother: x\r\n---\r\n# T\r\n"
+	d := mustParse(t, src)
+	nd, _, err := d.SetField("session_count", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, _, err = nd.SetField("resume_version", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\ufeff---\r\nresume_version: 3\r\nsession_count: 2\r\nother: x\r\n---\r\n# T\r\n"
+	if string(nd.Bytes()) != want {
+		t.Errorf("got %q\nwant %q", nd.Bytes(), want)
+	}
+}
+
+func TestSetFieldWithoutFrontmatter(t *testing.T) {
+	d := mustParse(t, "# Title\n")
+	nd, _, err := d.SetField("session_count", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(nd.Bytes()) != "---\nsession_count: 1\n---\n# Title\n" {
+		t.Errorf("got %q", nd.Bytes())
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for src, want := range map[string]string{
+		"---\na: 1\nb: c: d\n---\n": "3: frontmatter: mapping values are not allowed in this context",
+		"---\na: 1\n":               "1: frontmatter: no closing --- line",
+		"\n\n---\n- x\n---\n":       "4: frontmatter: expected key: value lines",
+	} {
+		_, err := Parse([]byte(src))
+		if err == nil || err.Error() != want || !errors.Is(err, ErrFrontmatter) {
+			t.Errorf("Parse(%q) = %v, want %q", src, err, want)
+		}
+	}
+}
+
+func TestReplaceBlock(t *testing.T) {
+	d := mustParse(t, sample)
+	nd, span, err := d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", "1. `x.md`\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+	if !strings.Contains(string(nd.Bytes()), "## Loading Sequence for Resume\n<!-- ctx:begin loading-sequence -->\n1. `x.md`\n<!-- ctx:end loading-sequence -->\n\nA note the person wrote.\n") {
+		t.Fatalf("got:\n%s", nd.Bytes())
+	}
+	again, span, err := nd.ReplaceBlock(SectionLoadingSequence, "loading-sequence", "1. `y.md`\n2. `z.md`\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSurgical(t, nd.Bytes(), again.Bytes(), span)
+	if got, _ := again.BlockContent(SectionLoadingSequence, "loading-sequence"); got != "1. `y.md`\n2. `z.md`\n" {
+		t.Errorf("block = %q", got)
+	}
+	if !strings.Contains(string(again.Bytes()), "A note the person wrote.") {
+		t.Errorf("person's text lost")
+	}
+}
+
+func TestSetHeader(t *testing.T) {
+	d := mustParse(t, sample)
+	nd, span, err := d.SetHeader(NextAction, "Task 7 — expiry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+	nd, _, err = nd.SetHeader(CurrentPhase, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "**Last Session:** 2026-11-20 — did things\n**Current Phase:** build\n**Next Action:** Task 7 — expiry\n"
+	if !strings.Contains(string(nd.Bytes()), want) {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	if v, ok := nd.Header(NextAction); !ok || v != "Task 7 — expiry" {
+		t.Errorf("Header = %q %v", v, ok)
+	}
+}
+
+func TestAppendItem(t *testing.T) {
+	d := mustParse(t, sample)
+	nd, span, err := d.AppendItem("2026-11-21: Keep Stripe Elements", SectionCriticalContext, SubsectionDecisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+	if !strings.Contains(string(nd.Bytes()), "- 2026-11-18: Use Stripe\n- 2026-11-21: Keep Stripe Elements\n\n## Files") {
+		t.Fatalf("got:\n%s", nd.Bytes())
+	}
+	same, span, _ := nd.AppendItem("2026-11-22: Keep Stripe Elements", SectionCriticalContext, SubsectionDecisions)
+	if !bytes.Equal(same.Bytes(), nd.Bytes()) || span.Len != 0 {
+		t.Errorf("a repeated decision was added again")
+	}
+	nd, _, err = nd.AppendItem("Card data never touches our servers", SectionCriticalContext, SubsectionAssumptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(nd.Bytes()), "- 2026-11-21: Keep Stripe Elements\n### Important Assumptions\n- Card data never touches our servers\n\n## Files") {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	if _, _, err := nd.AppendItem("x", "No Such Section"); err == nil {
+		t.Errorf("missing section: no error")
+	}
+}
+
+func TestSetSessionEntry(t *testing.T) {
+	d := mustParse(t, sample)
+	nd, err := d.SetSessionEntry("s2", "Session 2 — 2026-11-21", "wired the form")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err = nd.SetSessionEntry("s2", "Session 2 — 2026-11-21", "added tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd, err = nd.SetSessionEntry("s2", "Session 2: wired the form, 2026-11-21", "added tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "### Session 1 — 2026-11-19 <!-- ctx:session s1 -->\n- first\n\n### Session 2: wired the form, 2026-11-21 <!-- ctx:session s2 -->\n- wired the form\n- added tests\n\n## Critical"
+	if !strings.Contains(string(nd.Bytes()), want) {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	if strings.Count(string(nd.Bytes()), "ctx:session s2") != 1 {
+		t.Errorf("entry duplicated")
+	}
+}
+
+func TestEnsureSections(t *testing.T) {
+	d := mustParse(t, sample)
+	tmpl := []byte("# T\n## Quick Context\nq\n## Session History\n## Critical Context to Remember\n### Key Decisions\n## Files Modified This Project\n## Loading Sequence for Resume\n## Quick Start Commands\n```bash\nctx load 1\n```\n## Compaction Detection\nc\n")
+	nd, added, err := d.EnsureSections(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(added, ",") != "Quick Start Commands,Compaction Detection" {
+		t.Errorf("added %v", added)
+	}
+	if !strings.HasPrefix(string(nd.Bytes()), sample) {
+		t.Errorf("existing bytes changed:\n%s", nd.Bytes())
+	}
+	if !strings.HasSuffix(string(nd.Bytes()), "A note the person wrote.\n\n## Quick Start Commands\n```bash\nctx load 1\n```\n\n## Compaction Detection\nc\n") {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	// Only Session History missing: inserted between Quick Context and Critical Context.
+	d = mustParse(t, "# T\n## Quick Context\nq\n\n## Critical Context to Remember\nx\n")
+	nd, _, err = d.EnsureSections(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(nd.Bytes()), "# T\n## Quick Context\nq\n\n## Session History\n## Critical Context to Remember\nx\n") {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+}

@@ -1,0 +1,367 @@
+package resume
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// FrontmatterKeys is the template order of the frontmatter keys: a missing key is
+// inserted after the nearest key before it in this order.
+var FrontmatterKeys = []string{
+	"resume_version", "last_updated", "compaction_count", "total_tokens_approx", "session_count",
+	"project_id", "project_name", "project_status",
+	"current_phase", "current_skill", "current_workflow_step",
+	"current_section", "current_section_name", "next_task_number", "next_task_description",
+	"progress_tasks_completed", "progress_tasks_total", "progress_percentage",
+	"planning_completed",
+}
+
+// SetField sets a top-level frontmatter value. Only the value's bytes change; a missing
+// key is inserted after its template neighbour; a document without frontmatter gets
+// one. value is a string, an int, a bool or a time.Time.
+func (d *Document) SetField(key string, value any) (*Document, Span, error) {
+	if !d.hasFM {
+		text := "---\n" + key + ": " + scalarText(value, 0) + "\n---\n"
+		at := 0
+		if bytes.HasPrefix(d.src, bom) {
+			at = len(bom)
+		}
+		return d.splice(at, at, d.lines(text))
+	}
+	pairs := d.mapping.Content
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i].Value != key {
+			continue
+		}
+		start, end := d.valueSpan(i)
+		old := pairs[i+1]
+		text := scalarText(value, old.Style)
+		if start == end || d.src[start-1] == ':' {
+			text = " " + text // the span starts right after "key:"
+		}
+		if string(d.src[start:end]) == text {
+			return d, Span{Start: start, End: start, Len: 0}, nil
+		}
+		return d.splice(start, end, text)
+	}
+	at, indent := d.insertionPoint(key)
+	return d.splice(at, at, d.lines(indent+key+": "+scalarText(value, 0)+"\n"))
+}
+
+// valueSpan returns the byte range of the value of pair i (the key's index).
+func (d *Document) valueSpan(i int) (int, int) {
+	key, val := d.mapping.Content[i], d.mapping.Content[i+1]
+	keyStart := d.offsetOf(key.Line, key.Column)
+	keyLineEnd := contentEnd(d.src, keyStart, lineEnd(d.src, keyStart))
+	if val.Kind == yaml.ScalarNode && val.Tag == "!!null" && val.Value == "" {
+		// "key:" or "key: # comment": the value goes right after the colon.
+		if colon := bytes.IndexByte(d.src[keyStart:keyLineEnd], ':'); colon >= 0 {
+			at := keyStart + colon + 1
+			return at, at
+		}
+	}
+	start := d.offsetOf(val.Line, val.Column)
+	if val.Kind == yaml.ScalarNode && val.Anchor == "" {
+		switch val.Style {
+		case yaml.DoubleQuotedStyle:
+			if end, ok := closingQuote(d.src[:d.fmContentEnd], start, '"'); ok {
+				return start, end
+			}
+		case yaml.SingleQuotedStyle:
+			if end, ok := closingQuote(d.src[:d.fmContentEnd], start, '\''); ok {
+				return start, end
+			}
+		case 0, yaml.TaggedStyle:
+			if !strings.Contains(val.Value, "\n") {
+				return start, plainEnd(d.src, start, contentEnd(d.src, start, lineEnd(d.src, start)))
+			}
+		}
+	}
+	// A block, a list, a map or a multi-line value: everything from the colon up to
+	// the next key.
+	if colon := bytes.IndexByte(d.src[keyStart:keyLineEnd], ':'); colon >= 0 {
+		start = keyStart + colon + 1
+	}
+	end := d.fmContentEnd
+	if i+2 < len(d.mapping.Content) {
+		next := d.mapping.Content[i+2]
+		end = lineStart(d.src, d.offsetOf(next.Line, next.Column))
+	}
+	return start, contentEnd(d.src, start, end)
+}
+
+// closingQuote finds the end (just past the closing quote) of a quoted scalar at start.
+func closingQuote(src []byte, start int, q byte) (int, bool) {
+	for i := start + 1; i < len(src); i++ {
+		switch {
+		case q == '"' && src[i] == '\\':
+			i++
+		case src[i] == q && q == '\'' && i+1 < len(src) && src[i+1] == '\'':
+			i++
+		case src[i] == q:
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// plainEnd trims a trailing comment and spaces from a plain scalar's line.
+func plainEnd(src []byte, start, end int) int {
+	line := src[start:end]
+	if i := bytes.Index(line, []byte(" #")); i >= 0 {
+		end = start + i
+	} else if i := bytes.Index(line, []byte("\t#")); i >= 0 {
+		end = start + i
+	}
+	for end > start && (src[end-1] == ' ' || src[end-1] == '\t') {
+		end--
+	}
+	return end
+}
+
+// insertionPoint returns where a missing key goes: on the line after the nearest
+// preceding template key present, else at the top of the frontmatter.
+func (d *Document) insertionPoint(key string) (int, string) {
+	pos := -1
+	for i, k := range FrontmatterKeys {
+		if k == key {
+			pos = i
+		}
+	}
+	present := map[string]int{}
+	for i := 0; i+1 < len(d.mapping.Content); i += 2 {
+		present[d.mapping.Content[i].Value] = i
+	}
+	indent := ""
+	if len(d.mapping.Content) > 0 {
+		indent = strings.Repeat(" ", d.mapping.Content[0].Column-1)
+	}
+	for j := pos - 1; j >= 0; j-- {
+		i, ok := present[FrontmatterKeys[j]]
+		if !ok {
+			continue
+		}
+		if i+2 < len(d.mapping.Content) {
+			next := d.mapping.Content[i+2]
+			return lineStart(d.src, d.offsetOf(next.Line, next.Column)), indent
+		}
+		return d.fmContentEnd, indent
+	}
+	if len(d.mapping.Content) > 0 && pos >= 0 {
+		first := d.mapping.Content[0]
+		return lineStart(d.src, d.offsetOf(first.Line, first.Column)), indent
+	}
+	return d.fmContentEnd, indent
+}
+
+// scalarText writes value as YAML, keeping a string's quoting style when it can.
+func scalarText(value any, style yaml.Style) string {
+	switch v := value.(type) {
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case bool:
+		return strconv.FormatBool(v)
+	case time.Time:
+		return v.UTC().Format(time.RFC3339)
+	case string:
+		return stringText(v, style)
+	}
+	return stringText(fmt.Sprint(value), style)
+}
+
+func stringText(s string, style yaml.Style) string {
+	switch style {
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+	default:
+		style = 0
+	}
+	if s == "" {
+		if style == yaml.SingleQuotedStyle {
+			return "''"
+		}
+		return `""`
+	}
+	out, err := yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: style})
+	text := strings.TrimSuffix(string(out), "\n")
+	if err != nil || strings.Contains(text, "\n") {
+		out, _ = yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle})
+		text = strings.TrimSuffix(string(out), "\n")
+	}
+	return text
+}
+
+// Block markers delimit the lines ctx owns inside a section that may also hold a
+// person's text.
+func blockBegin(name string) string { return "<!-- ctx:begin " + name + " -->" }
+func blockEnd(name string) string   { return "<!-- ctx:end " + name + " -->" }
+
+// ReplaceBlock sets the lines between the ctx markers name in the section titled
+// title (the section must exist). Without markers, a marked block is inserted at the
+// top of the section body and whatever was there stays below it.
+func (d *Document) ReplaceBlock(title, name, content string) (*Document, Span, error) {
+	s, ok := markdown.Find(d.Sections(), title)
+	if !ok {
+		return nil, Span{}, fmt.Errorf("no section %q", title)
+	}
+	body := d.src[s.BodyStart:s.End]
+	begin, end := []byte(blockBegin(name)), []byte(blockEnd(name))
+	if b := bytes.Index(body, begin); b >= 0 {
+		from := lineEnd(d.src, s.BodyStart+b)
+		if e := bytes.Index(d.src[from:s.End], end); e >= 0 {
+			to := lineStart(d.src, from+e)
+			if string(d.src[from:to]) == d.lines(content) {
+				return d, Span{Start: from, End: from}, nil
+			}
+			return d.splice(from, to, d.lines(content))
+		}
+	}
+	text := blockBegin(name) + "\n" + content + blockEnd(name) + "\n"
+	at := s.BodyStart
+	if at > 0 && d.src[at-1] != '\n' {
+		text = "\n" + text
+	}
+	if strings.TrimSpace(string(body)) != "" && !bytes.HasPrefix(bytes.TrimLeft(body, " \t"), []byte("\n")) && !bytes.HasPrefix(body, []byte("\r\n")) {
+		text += "\n"
+	}
+	return d.splice(at, at, d.lines(text))
+}
+
+// BlockContent returns the lines between the ctx markers name in the section, and
+// whether the block exists.
+func (d *Document) BlockContent(title, name string) (string, bool) {
+	s, ok := markdown.Find(d.Sections(), title)
+	if !ok {
+		return "", false
+	}
+	body := string(d.src[s.BodyStart:s.End])
+	b := strings.Index(body, blockBegin(name))
+	if b < 0 {
+		return "", false
+	}
+	rest := body[b+len(blockBegin(name)):]
+	e := strings.Index(rest, blockEnd(name))
+	if e < 0 {
+		return "", false
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(rest[:e], "\r"), "\n"), true
+}
+
+// Header labels of the Quick Context lines at the top of the body.
+const (
+	LastSession  = "Last Session"
+	CurrentPhase = "Current Phase"
+	NextAction   = "Next Action"
+)
+
+var headerLabels = []string{LastSession, CurrentPhase, NextAction}
+
+func headerRE(label string) *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^([ \t]*(?:[-*][ \t]+)?\*\*[ \t]*` + regexp.QuoteMeta(label) + `[ \t]*:[ \t]*\*\*[ \t]?|[ \t]*(?:[-*][ \t]+)?\*\*[ \t]*` + regexp.QuoteMeta(label) + `[ \t]*\*\*[ \t]*:[ \t]?)([^\r\n]*)`)
+}
+
+var headerREs = map[string]*regexp.Regexp{}
+
+func init() {
+	for _, l := range headerLabels {
+		headerREs[l] = headerRE(l)
+	}
+}
+
+// SetHeader sets the value of a Quick Context header line ("**Next Action:** ...").
+// Only the value after the label changes; a missing line is added after the other
+// header lines, or after the title.
+func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
+	value = oneLine(value)
+	body := d.src[d.fmEnd:]
+	if loc := findOutsideCode(body, headerREs[label]); loc != nil {
+		start, end := d.fmEnd+loc[4], d.fmEnd+loc[5]
+		if string(d.src[start:end]) == value {
+			return d, Span{Start: start, End: start}, nil
+		}
+		return d.splice(start, end, value)
+	}
+	at := d.headerInsertionPoint(label)
+	text := "**" + label + ":** " + value + "\n"
+	if at > 0 && d.src[at-1] != '\n' {
+		text = "\n" + text
+	}
+	return d.splice(at, at, d.lines(text))
+}
+
+// headerInsertionPoint is after the header line that precedes label in order, else
+// after the title (with a blank line), else at the top of the body.
+func (d *Document) headerInsertionPoint(label string) int {
+	body := d.src[d.fmEnd:]
+	best := -1
+	for _, l := range headerLabels {
+		if l == label {
+			break
+		}
+		if loc := findOutsideCode(body, headerREs[l]); loc != nil {
+			best = d.fmEnd + lineEnd(body, loc[1])
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	if sections := d.Sections(); len(sections) > 0 && sections[0].Level == 1 {
+		return sections[0].BodyStart
+	}
+	return d.fmEnd
+}
+
+// Header returns the value of a Quick Context header line.
+func (d *Document) Header(label string) (string, bool) {
+	body := d.src[d.fmEnd:]
+	if loc := findOutsideCode(body, headerREs[label]); loc != nil {
+		return string(body[loc[4]:loc[5]]), true
+	}
+	return "", false
+}
+
+// findOutsideCode returns the first match of re in src that is not inside a fenced
+// code block.
+func findOutsideCode(src []byte, re *regexp.Regexp) []int {
+	for _, loc := range re.FindAllSubmatchIndex(src, -1) {
+		if !inFence(src, loc[0]) {
+			return loc
+		}
+	}
+	return nil
+}
+
+// inFence reports whether offset off of src lies inside a fenced code block.
+func inFence(src []byte, off int) bool {
+	fence := ""
+	for pos := 0; pos < off; {
+		end := lineEnd(src, pos)
+		line := strings.TrimSpace(string(src[pos:end]))
+		for _, f := range []string{"```", "~~~"} {
+			if !strings.HasPrefix(line, f) {
+				continue
+			}
+			switch fence {
+			case "":
+				fence = f
+			case f:
+				fence = ""
+			}
+		}
+		pos = end
+	}
+	return fence != ""
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,375 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/templates"
+)
+
+// Change is what one save records beyond what ctx computes itself.
+type Change struct {
+	Summary     string
+	Next        string
+	Phase       string
+	Skill       string
+	Decisions   []string
+	Assumptions []string
+	Blockers    []string
+	// Files are paths the caller already checked to be inside the workspace, written
+	// as they should appear (relative to the project folder or the workspace).
+	Files []string
+	// Close counts the session and closes its Session History entry.
+	Close bool
+	// SessionKey names the agent session's history entry (a file-safe id).
+	SessionKey string
+	// Trigger says what saved: save, close, new, auto, pre-compact.
+	Trigger string
+	// CompactionDelta is added to compaction_count (1 at a compaction).
+	CompactionDelta int
+	// TokensApprox, when positive, is written as total_tokens_approx.
+	TokensApprox int
+	Now          time.Time
+}
+
+// Saved reports what a save did.
+type Saved struct {
+	Path          string // absolute path of the save point written
+	Created       bool   // the file did not exist before
+	FromLegacy    string // the legacy file it was seeded from, if any
+	SessionNumber int
+	AddedSections []string
+	Document      *Document
+}
+
+// ErrNotWritten wraps every error that left the save point untouched.
+var ErrNotWritten = errors.New("save point not written")
+
+// Save updates (or creates) the project's save point under its lock: it re-reads the
+// file after locking, adds missing template sections, recomputes the fields ctx owns,
+// appends what the change records, and writes atomically. A save point whose
+// frontmatter does not parse is not written; the error names file and line.
+func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
+	path := ws.ResumePath(p)
+	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	var saved *Saved
+	err := durable.WithLock(path, func() error {
+		durable.RemoveStaleTemps(filepath.Dir(path), filepath.Base(path))
+		var err error
+		saved, err = saveLocked(ws, p, c, path)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) (*Saved, error) {
+	set := templates.Set{Dir: ws.StatePath("templates")}
+	saved := &Saved{Path: path}
+	src, from, err := readCurrent(ws, p, path)
+	if err != nil {
+		return nil, err
+	}
+	data := templateData(p, c)
+	if src == nil {
+		saved.Created = true
+		if src, err = set.Render(templates.Resume, data); err != nil {
+			return nil, err
+		}
+	} else if from != path {
+		saved.FromLegacy = from
+	}
+	rel := ws.Rel(path)
+	if from != "" {
+		rel = ws.Rel(from)
+	}
+	d, err := Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loader.Locate(rel, err), ErrNotWritten)
+	}
+	tmpl, err := set.Render(templates.Resume, data)
+	if err != nil {
+		return nil, err
+	}
+	if d, saved.AddedSections, err = d.EnsureSections(tmpl); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", rel, err, ErrNotWritten)
+	}
+	e := &editor{d: d}
+	e.apply(ws, p, c, path, saved)
+	if e.err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", rel, e.err, ErrNotWritten)
+	}
+	saved.Document = e.d
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := durable.WriteFile(path, e.d.Bytes(), mode); err != nil {
+		return nil, err
+	}
+	return saved, nil
+}
+
+// readCurrent returns the save point's bytes and the file they came from: the
+// canonical file, else a legacy one (which the save then continues in the canonical
+// place), else nil.
+func readCurrent(ws *loader.Workspace, p *loader.Project, path string) ([]byte, string, error) {
+	found, _ := ws.FindResume(p)
+	if found == "" {
+		return nil, "", nil
+	}
+	fi, err := os.Stat(found)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", ws.Rel(found), err)
+	}
+	if fi.Size() > MaxBytes {
+		return nil, "", fmt.Errorf("%s: over %d MB; not edited: %w", ws.Rel(found), MaxBytes>>20, ErrNotWritten)
+	}
+	data, err := os.ReadFile(found)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", ws.Rel(found), err)
+	}
+	return data, found, nil
+}
+
+func templateData(p *loader.Project, c Change) templates.Data {
+	return templates.Data{
+		Project: templates.Project{ID: p.ID, Number: p.Number, Name: p.Name, Status: p.Status, Description: p.Description},
+		Progress: templates.Progress{
+			TasksTotal: p.Progress.TasksTotal, TasksCompleted: p.Progress.TasksCompleted, Percent: p.Progress.Percent,
+			CurrentTask: p.Progress.CurrentTask, CurrentSection: p.Progress.CurrentSection,
+			CurrentTaskNumber: p.Progress.CurrentTaskNumber, CurrentSectionNumber: p.Progress.CurrentSectionNumber,
+		},
+		Now:         c.Now.UTC().Format(time.RFC3339),
+		Today:       c.Now.Format("2006-01-02"),
+		Phase:       c.Phase,
+		LastSession: c.Now.Format("2006-01-02") + " — " + firstNonEmpty(c.Summary, "save point created"),
+		NextAction:  nextAction(p, c),
+	}
+}
+
+// editor applies a sequence of edits, stopping at the first error.
+type editor struct {
+	d   *Document
+	err error
+}
+
+func (e *editor) do(f func(d *Document) (*Document, Span, error)) {
+	if e.err != nil {
+		return
+	}
+	nd, _, err := f(e.d)
+	if err != nil {
+		e.err = err
+		return
+	}
+	e.d = nd
+}
+
+func (e *editor) field(key string, value any) {
+	e.do(func(d *Document) (*Document, Span, error) { return d.SetField(key, value) })
+}
+
+func (e *editor) fieldIfMissing(key string, value any) {
+	if _, ok := e.d.Field(key); !ok {
+		e.field(key, value)
+	}
+}
+
+func (e *editor) intField(key string) int {
+	v, _ := e.d.Field(key)
+	n, _ := strconv.Atoi(strings.TrimSpace(v))
+	return n
+}
+
+func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path string, saved *Saved) {
+	today := c.Now.Format("2006-01-02")
+	prog := p.Progress
+
+	e.fieldIfMissing("resume_version", 3)
+	e.field("last_updated", c.Now)
+	if c.CompactionDelta != 0 {
+		e.field("compaction_count", e.intField("compaction_count")+c.CompactionDelta)
+	} else {
+		e.fieldIfMissing("compaction_count", 0)
+	}
+	if c.TokensApprox > 0 {
+		e.field("total_tokens_approx", c.TokensApprox)
+	} else {
+		e.fieldIfMissing("total_tokens_approx", 0)
+	}
+	sessions := e.intField("session_count")
+	if c.Close {
+		e.field("session_count", sessions+1)
+	} else {
+		e.fieldIfMissing("session_count", 0)
+	}
+	e.fieldIfMissing("project_id", p.ID)
+	e.fieldIfMissing("project_name", p.Name)
+	if p.Status != "" {
+		e.fieldIfMissing("project_status", p.Status)
+	}
+	if c.Phase != "" {
+		e.field("current_phase", c.Phase)
+	}
+	if c.Skill != "" {
+		e.field("current_skill", c.Skill)
+	}
+	e.field("current_section", prog.CurrentSectionNumber)
+	e.field("current_section_name", prog.CurrentSection)
+	e.field("next_task_number", prog.CurrentTaskNumber)
+	e.field("next_task_description", prog.CurrentTask)
+	e.field("progress_tasks_completed", prog.TasksCompleted)
+	e.field("progress_tasks_total", prog.TasksTotal)
+	e.field("progress_percentage", prog.Percent)
+
+	if c.Summary != "" {
+		e.header(LastSession, today+" — "+c.Summary)
+	} else if _, ok := e.d.Header(LastSession); !ok {
+		e.header(LastSession, today)
+	}
+	phase, _ := e.d.Field("current_phase")
+	if phase != "" {
+		e.header(CurrentPhase, phase)
+	}
+	e.header(NextAction, nextAction(p, c))
+
+	for _, item := range c.Decisions {
+		e.do(func(d *Document) (*Document, Span, error) {
+			return d.AppendItem(today+": "+item, SectionCriticalContext, SubsectionDecisions)
+		})
+	}
+	for _, item := range c.Assumptions {
+		e.do(func(d *Document) (*Document, Span, error) {
+			return d.AppendItem(item, SectionCriticalContext, SubsectionAssumptions)
+		})
+	}
+	for _, item := range c.Blockers {
+		e.do(func(d *Document) (*Document, Span, error) {
+			return d.AppendItem(item, SectionCriticalContext, SubsectionBlockers)
+		})
+	}
+	for _, f := range c.Files {
+		e.addFile(f)
+	}
+
+	if c.SessionKey != "" && e.err == nil {
+		saved.SessionNumber = e.sessionNumber(c.SessionKey, sessions)
+		heading := fmt.Sprintf("Session %d — %s", saved.SessionNumber, today)
+		if c.Close {
+			heading = fmt.Sprintf("Session %d: %s, %s", saved.SessionNumber, firstNonEmpty(c.Summary, "closed"), today)
+		}
+		nd, err := e.d.SetSessionEntry(c.SessionKey, heading, c.Summary)
+		if err != nil {
+			e.err = err
+		} else {
+			e.d = nd
+		}
+	}
+	if e.err != nil {
+		return
+	}
+	reads := ws.RecommendedReads(p, ws.ResumeFromBytes(p, path, e.d.Bytes()))
+	e.do(func(d *Document) (*Document, Span, error) {
+		return d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", loadingSequence(p, ws.Rel(path), reads))
+	})
+	compactions := e.intField("compaction_count")
+	tokens := e.intField("total_tokens_approx")
+	e.do(func(d *Document) (*Document, Span, error) {
+		return d.ReplaceBlock(SectionCompaction, "compaction", fmt.Sprintf(
+			"- Compactions this project: %d\n- Approx. tokens at last save: %d\n- Last saved: %s (%s)\n",
+			compactions, tokens, c.Now.UTC().Format(time.RFC3339), firstNonEmpty(c.Trigger, "save")))
+	})
+}
+
+func (e *editor) header(label, value string) {
+	e.do(func(d *Document) (*Document, Span, error) { return d.SetHeader(label, value) })
+}
+
+// addFile lists a file under Files Modified unless it is there already.
+func (e *editor) addFile(path string) {
+	s, ok := e.d.findSection(SectionFilesModified)
+	if ok {
+		for _, listed := range loader.ListedPaths(string(e.d.src[s.BodyStart:s.End])) {
+			if filepath.Clean(listed) == filepath.Clean(path) {
+				return
+			}
+		}
+	}
+	e.do(func(d *Document) (*Document, Span, error) {
+		return d.AppendItem("`"+path+"`", SectionFilesModified)
+	})
+}
+
+var sessionNumberRE = regexp.MustCompile(`Session (\d+)`)
+
+// sessionNumber keeps the number of an existing entry of this session; a new entry is
+// the session after the counted ones.
+func (e *editor) sessionNumber(key string, counted int) int {
+	s, ok := e.d.findSection(SectionSessionHistory)
+	if ok {
+		body := string(e.d.src[s.BodyStart:s.End])
+		if i := strings.Index(body, sessionMarker(key)); i >= 0 {
+			line := body[strings.LastIndex(body[:i], "\n")+1 : i]
+			if m := sessionNumberRE.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return n
+			}
+		}
+	}
+	return counted + 1
+}
+
+// nextAction is the Next Action line: what the change says, else the current task.
+func nextAction(p *loader.Project, c Change) string {
+	switch {
+	case c.Next != "":
+		return c.Next
+	case p.Progress.CurrentTask != "":
+		return fmt.Sprintf("Task %d — %s", p.Progress.CurrentTaskNumber, p.Progress.CurrentTask)
+	case p.Progress.TasksTotal > 0:
+		return "All tasks in the steps file are done"
+	}
+	return "Write the steps file"
+}
+
+// loadingSequence renders the reads that exist (the save point being written counts)
+// as the numbered list of the Loading Sequence, paths relative to the project folder
+// when inside it.
+func loadingSequence(p *loader.Project, savePoint string, reads []loader.Read) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range reads {
+		if !r.Exists && r.Path != savePoint {
+			continue
+		}
+		n++
+		shown := r.Path
+		if rel, ok := strings.CutPrefix(r.Path, p.Path+"/"); ok {
+			shown = rel
+		}
+		fmt.Fprintf(&b, "%d. `%s` — %s\n", n, shown, r.Why)
+	}
+	return b.String()
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

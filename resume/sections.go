@@ -1,0 +1,234 @@
+package resume
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// Section titles of the save point that ctx reads or writes.
+const (
+	SectionQuickContext    = "Quick Context"
+	SectionSessionHistory  = "Session History"
+	SectionCriticalContext = "Critical Context to Remember"
+	SectionFilesModified   = "Files Modified This Project"
+	SectionLoadingSequence = "Loading Sequence for Resume"
+	SectionCompaction      = "Compaction Detection"
+	SubsectionDecisions    = "Key Decisions"
+	SubsectionAssumptions  = "Important Assumptions"
+	SubsectionBlockers     = "Blockers/Risks"
+)
+
+// findSection finds a section by its path of titles: a level-2 section, then a
+// subsection inside it.
+func (d *Document) findSection(path ...string) (markdown.Section, bool) {
+	sections := d.Sections()
+	var found markdown.Section
+	lo, hi := 0, len(d.src)
+	for depth, title := range path {
+		ok := false
+		for _, s := range sections {
+			if s.Start < lo || s.Start >= hi || (depth == 0 && s.Level != 2) || (depth > 0 && s.Level <= found.Level) {
+				continue
+			}
+			if strings.EqualFold(s.Title, title) {
+				found, ok = s, true
+				break
+			}
+		}
+		if !ok {
+			return markdown.Section{}, false
+		}
+		lo, hi = found.BodyStart, found.End
+	}
+	return found, true
+}
+
+// contentEndOf is the end of a section's last non-blank line: where an appended item
+// goes, keeping the blank lines that separate it from the next heading.
+func (d *Document) contentEndOf(s markdown.Section) int {
+	end := s.End
+	for end > s.BodyStart {
+		ls := lineStart(d.src, end-1)
+		if strings.TrimSpace(string(d.src[ls:end])) != "" {
+			break
+		}
+		end = ls
+	}
+	return end
+}
+
+// AppendItem adds "- item" at the end of the section named by path, unless a list item
+// with the same text is already there. A missing subsection is created at the end of
+// its parent section.
+func (d *Document) AppendItem(item string, path ...string) (*Document, Span, error) {
+	item = oneLine(item)
+	s, ok := d.findSection(path...)
+	if !ok {
+		if len(path) < 2 {
+			return nil, Span{}, fmt.Errorf("no section %q", path[0])
+		}
+		parent, ok := d.findSection(path[:len(path)-1]...)
+		if !ok {
+			return nil, Span{}, fmt.Errorf("no section %q", strings.Join(path[:len(path)-1], " / "))
+		}
+		at := d.contentEndOf(parent)
+		text := strings.Repeat("#", parent.Level+1) + " " + path[len(path)-1] + "\n- " + item + "\n"
+		return d.insertLines(at, text)
+	}
+	if hasItem(d.src[s.BodyStart:s.End], item) {
+		return d, Span{Start: s.BodyStart, End: s.BodyStart}, nil
+	}
+	return d.insertLines(d.contentEndOf(s), "- "+item+"\n")
+}
+
+// insertLines inserts text (whole lines) at offset at, starting a new line first when
+// at is not at one.
+func (d *Document) insertLines(at int, text string) (*Document, Span, error) {
+	if at > 0 && d.src[at-1] != '\n' {
+		text = "\n" + text
+	}
+	return d.splice(at, at, d.lines(text))
+}
+
+// hasItem reports whether body holds a list item whose text is item, ignoring a
+// leading "YYYY-MM-DD: " date and backticks.
+func hasItem(body []byte, item string) bool {
+	want := normalItem(item)
+	for _, line := range strings.Split(string(body), "\n") {
+		t := strings.TrimSpace(line)
+		if len(t) < 2 || !strings.ContainsRune("-*+", rune(t[0])) || t[1] != ' ' {
+			continue
+		}
+		if normalItem(t[2:]) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func normalItem(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 12 && s[4] == '-' && s[7] == '-' && s[10] == ':' {
+		s = strings.TrimSpace(s[11:])
+	}
+	return strings.Trim(s, "` ")
+}
+
+// sessionMarker tags the Session History entry of one agent session.
+func sessionMarker(id string) string { return "<!-- ctx:session " + id + " -->" }
+
+// SetSessionEntry writes the Session History entry of one agent session: heading is
+// the entry's title line (without "### "), item an optional line to add under it. The
+// entry of the same session is updated in place, never duplicated. Only the entry's
+// heading line and the end of the entry change.
+func (d *Document) SetSessionEntry(sessionKey, heading, item string) (*Document, error) {
+	s, ok := d.findSection(SectionSessionHistory)
+	if !ok {
+		return nil, fmt.Errorf("no section %q", SectionSessionHistory)
+	}
+	marker := sessionMarker(sessionKey)
+	headLine := "### " + oneLine(heading) + " " + marker
+	body := d.src[s.BodyStart:s.End]
+	i := bytes.Index(body, []byte(marker))
+	if i < 0 {
+		text := headLine + "\n"
+		if item != "" {
+			text += "- " + oneLine(item) + "\n"
+		}
+		at := d.contentEndOf(s)
+		if at > s.BodyStart {
+			text = "\n" + text
+		}
+		nd, _, err := d.insertLines(at, text)
+		return nd, err
+	}
+	ls := lineStart(d.src, s.BodyStart+i)
+	le := contentEnd(d.src, ls, lineEnd(d.src, ls))
+	nd := d
+	if string(d.src[ls:le]) != headLine {
+		var err error
+		if nd, _, err = d.splice(ls, le, headLine); err != nil {
+			return nil, err
+		}
+	}
+	if item == "" {
+		return nd, nil
+	}
+	// The entry runs to the next heading of the section.
+	s2, _ := nd.findSection(SectionSessionHistory)
+	entryStart := lineEnd(nd.src, ls)
+	entryEnd := s2.End
+	for _, sub := range nd.Sections() {
+		if sub.Start >= entryStart && sub.Start < s2.End {
+			entryEnd = sub.Start
+			break
+		}
+	}
+	if hasItem(nd.src[entryStart:entryEnd], item) {
+		return nd, nil
+	}
+	at := entryEnd
+	for at > entryStart {
+		prev := lineStart(nd.src, at-1)
+		if strings.TrimSpace(string(nd.src[prev:at])) != "" {
+			break
+		}
+		at = prev
+	}
+	nd, _, err := nd.insertLines(at, "- "+oneLine(item)+"\n")
+	return nd, err
+}
+
+// EnsureSections adds the level-2 sections of the template that the document lacks,
+// each with its template body, in template order, without touching the rest.
+func (d *Document) EnsureSections(template []byte) (*Document, []string, error) {
+	tmplSections := markdown.Sections(template)
+	var order []markdown.Section
+	for _, s := range tmplSections {
+		if s.Level == 2 {
+			order = append(order, s)
+		}
+	}
+	var added []string
+	cur := d
+	for i, ts := range order {
+		if _, ok := cur.findSection(ts.Title); ok {
+			continue
+		}
+		text := string(template[ts.Start:ts.End])
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		at := -1
+		// After the nearest earlier template section the document has...
+		for j := i - 1; j >= 0 && at < 0; j-- {
+			if s, ok := cur.findSection(order[j].Title); ok {
+				at = s.End
+			}
+		}
+		// ...else before the nearest later one, else at the end.
+		for j := i + 1; j < len(order) && at < 0; j++ {
+			if s, ok := cur.findSection(order[j].Title); ok {
+				at = s.Start
+			}
+		}
+		if at < 0 {
+			at = len(cur.src)
+		}
+		if at > 0 && at == len(cur.src) && !bytes.HasSuffix(cur.src, []byte("\n\n")) {
+			text = "\n" + text
+		} else if at > 1 && cur.src[at-1] == '\n' && cur.src[at-2] != '\n' && cur.src[at-2] != '\r' {
+			text = "\n" + text
+		}
+		nd, _, err := cur.insertLines(at, text)
+		if err != nil {
+			return nil, nil, err
+		}
+		cur = nd
+		added = append(added, ts.Title)
+	}
+	return cur, added, nil
+}

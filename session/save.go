@@ -1,0 +1,152 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxtools/ctx/gitstate"
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
+)
+
+// SaveRequest is one save: what changed, who saved, and what is known of the context.
+type SaveRequest struct {
+	Change    resume.Change
+	SessionID string // the agent session ("" when unknown)
+	Trigger   Trigger
+	Usage     *ContextUsage // nil until usage is known
+	Now       time.Time     // zero means now
+}
+
+// SaveResult reports a save.
+type SaveResult struct {
+	Saved      *resume.Saved
+	SnapshotID string
+	Git        *gitstate.State
+}
+
+// pendingInSnapshot is how many open tasks a snapshot lists.
+const pendingInSnapshot = 5
+
+// SaveProgress saves a project: it updates the save point (adding the files git shows
+// changed in the project, or outside every project, to Files Modified) and then writes
+// a snapshot set. The snapshot is written only after the save point, so a snapshot
+// never describes a save that did not happen.
+func SaveProgress(ws *loader.Workspace, p *loader.Project, req SaveRequest) (*SaveResult, error) {
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	change := req.Change
+	change.Now = now
+	change.Trigger = string(req.Trigger)
+	if change.SessionKey == "" {
+		change.SessionKey = sessionKey(req.SessionID, now)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	git, _ := gitstate.Read(ctx, ws.Root)
+	change.Files = append(change.Files, changedFiles(ws, p, git)...)
+	if req.Usage != nil && change.TokensApprox == 0 {
+		change.TokensApprox = req.Usage.TokensUsed
+	}
+	saved, err := resume.Save(ws, p, change)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{
+		SchemaVersion: SnapshotSchemaVersion,
+		SessionID:     req.SessionID,
+		Project:       &SnapshotProject{ID: p.ID, Name: p.Name, Path: p.Path, Progress: p.Progress},
+		SavedAt:       now.UTC(),
+		Trigger:       req.Trigger,
+		ContextUsage:  req.Usage,
+		Resume:        saved.Document.Frontmatter(),
+		ResumePath:    ws.Rel(saved.Path),
+		ResumePrompt:  resumePrompt(p, saved.Document, change),
+		Git:           git,
+	}
+	id, err := Snapshots{Dir: ws.StatePath("sessions")}.Write(snap)
+	if err != nil {
+		return nil, fmt.Errorf("save point written, snapshot not: %w", err)
+	}
+	return &SaveResult{Saved: saved, SnapshotID: id, Git: git}, nil
+}
+
+// sessionKey names the Session History entry: the agent session, or the day when no
+// agent session is known, so hand saves of one day share one entry.
+func sessionKey(sessionID string, now time.Time) string {
+	if sessionID != "" {
+		if safe, err := SafeID(sessionID); err == nil {
+			return safe
+		}
+	}
+	return "manual-" + now.Format("2006-01-02")
+}
+
+func resumePrompt(p *loader.Project, doc *resume.Document, c resume.Change) ResumePrompt {
+	rp := ResumePrompt{PendingTasks: []string{}}
+	rp.LastAction, _ = doc.Header(resume.LastSession)
+	if c.Summary != "" {
+		rp.LastAction = c.Summary
+	}
+	state := fmt.Sprintf("%d/%d tasks done (%d%%)", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
+	if p.Progress.CurrentTask != "" {
+		state += fmt.Sprintf("; next is task %d, %s", p.Progress.CurrentTaskNumber, p.Progress.CurrentTask)
+		if p.Progress.CurrentSection != "" {
+			state += " (" + p.Progress.CurrentSection + ")"
+		}
+	}
+	if next, ok := doc.Header(resume.NextAction); ok && next != "" {
+		state += "; next action: " + next
+	}
+	rp.CurrentState = state
+	for _, t := range markdown.Pending(p.Tasks, pendingInSnapshot) {
+		rp.PendingTasks = append(rp.PendingTasks, t.Text)
+	}
+	return rp
+}
+
+// changedFiles returns the files git shows changed that belong to this project (as
+// paths relative to it) or to no project (relative to the workspace). Other projects'
+// files and ctx's own folder are left out.
+func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) []string {
+	if git == nil || git.Root == "" {
+		return nil
+	}
+	var out []string
+	for _, d := range git.Dirty {
+		abs := filepath.Join(git.Root, filepath.FromSlash(d))
+		rel := ws.Rel(abs)
+		switch {
+		case filepath.IsAbs(rel): // outside the workspace
+		case strings.HasPrefix(rel, loader.StateDir+"/"):
+		case strings.HasPrefix(rel, p.Path+"/"):
+			out = append(out, strings.TrimPrefix(rel, p.Path+"/"))
+		case strings.HasPrefix(rel, ws.Config.ProjectsDir+"/"):
+		default:
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// CheckFiles validates the files a person names as changed: each must stay inside the
+// workspace. They are returned as Files Modified lists them: relative to the project
+// folder when inside it, else to the workspace.
+func CheckFiles(ws *loader.Workspace, p *loader.Project, files []string) ([]string, error) {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		abs, err := ws.ResolveListed(p, f)
+		if err != nil {
+			return nil, fmt.Errorf("--file %q: %w", f, err)
+		}
+		rel := ws.Rel(abs)
+		out = append(out, strings.TrimPrefix(rel, p.Path+"/"))
+	}
+	return out, nil
+}

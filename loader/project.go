@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/ctxtools/ctx/markdown"
 )
@@ -184,7 +185,10 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 		p.Name = humanName(f.Slug)
 		return p
 	}
-	planning := filepath.Join(f.Dir, ws.Config.PlanningDir)
+	planning, err := readPlanning(filepath.Join(f.Dir, ws.Config.PlanningDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		p.problem(ws.Rel(planning.dir), unwrapPathError(err))
+	}
 	p.Overview = ws.findPlanningFile(p, planning, "overview.md", "01-overview.md")
 	p.Plan = ws.findPlanningFile(p, planning, "plan.md", "03-plan.md")
 	p.Steps = ws.findPlanningFile(p, planning, "steps.md", "04-steps.md")
@@ -220,23 +224,51 @@ func Locate(path string, err error) string {
 
 var lineNumberRE = regexp.MustCompile(`^\d+: `)
 
-// findPlanningFile returns the first of names that exists as a file in dir. A name that
-// exists but is not a regular file is recorded as a problem.
-func (ws *Workspace) findPlanningFile(p *Project, dir string, names ...string) string {
-	for _, name := range names {
-		path := filepath.Join(dir, name)
-		fi, err := os.Stat(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue
-		case err != nil:
-			p.problem(ws.Rel(path), unwrapPathError(err))
-			continue
-		case !fi.Mode().IsRegular():
-			p.problem(ws.Rel(path), errNotRegular(fi))
-			continue
+// planningFiles lists the regular files of a planning folder, and the names that are
+// something else (a folder, a pipe) so they can be reported. One directory read is far
+// cheaper than a stat for every name a file may have.
+type planningFiles struct {
+	dir   string
+	files map[string]bool
+	other map[string]error
+}
+
+func readPlanning(dir string) (planningFiles, error) {
+	pf := planningFiles{dir: dir, files: map[string]bool{}, other: map[string]error{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return pf, err
+	}
+	for _, e := range entries {
+		mode := e.Type()
+		if mode&os.ModeSymlink != 0 {
+			fi, err := os.Stat(filepath.Join(dir, e.Name()))
+			if err != nil {
+				pf.other[e.Name()] = unwrapPathError(err)
+				continue
+			}
+			mode = fi.Mode().Type()
 		}
-		return path
+		if mode.IsRegular() {
+			pf.files[e.Name()] = true
+		} else {
+			pf.other[e.Name()] = errNotRegularMode(mode)
+		}
+	}
+	return pf, nil
+}
+
+// findPlanningFile returns the first of names that is a file of the planning folder.
+// A name that exists but is not a regular file is recorded as a problem.
+func (ws *Workspace) findPlanningFile(p *Project, pf planningFiles, names ...string) string {
+	for _, name := range names {
+		path := filepath.Join(pf.dir, name)
+		if pf.files[name] {
+			return path
+		}
+		if err, ok := pf.other[name]; ok {
+			p.problem(ws.Rel(path), err)
+		}
 	}
 	return ""
 }
@@ -303,7 +335,13 @@ func parallel(n int, fn func(i int)) {
 // pipe that would block, a device) or a larger file is an error, so reading never hangs
 // and never balloons.
 func readRegular(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
+	// O_NONBLOCK: opening a pipe for reading would otherwise wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, unwrapPathError(err)
 	}
@@ -313,11 +351,6 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s is over the %s limit; not read", byteSize(fi.Size()), byteSize(limit))
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, unwrapPathError(err)
-	}
-	defer func() { _ = f.Close() }()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, unwrapPathError(err)
@@ -328,11 +361,13 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func errNotRegular(fi os.FileInfo) error {
-	if fi.IsDir() {
+func errNotRegular(fi os.FileInfo) error { return errNotRegularMode(fi.Mode().Type()) }
+
+func errNotRegularMode(mode os.FileMode) error {
+	if mode.IsDir() {
 		return errors.New("is a folder, expected a file")
 	}
-	return fmt.Errorf("is not a regular file (%s)", fi.Mode().Type())
+	return fmt.Errorf("is not a regular file (%s)", mode.Type())
 }
 
 // unwrapPathError drops the path from an *os.PathError: ctx names the file itself,

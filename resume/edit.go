@@ -290,8 +290,15 @@ func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 		}
 		return d.splice(start, end, value)
 	}
-	at := d.headerInsertionPoint(label)
+	at, afterTitle := d.headerInsertionPoint(label)
 	text := "**" + label + ":** " + value + "\n"
+	if afterTitle {
+		// The header block sits apart from the title and from what follows.
+		text = "\n" + text
+		if !startsWithBlankLine(d.src[at:]) {
+			text += "\n"
+		}
+	}
 	if at > 0 && d.src[at-1] != '\n' {
 		text = "\n" + text
 	}
@@ -299,8 +306,8 @@ func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 }
 
 // headerInsertionPoint is after the header line that precedes label in order, else
-// after the title (with a blank line), else at the top of the body.
-func (d *Document) headerInsertionPoint(label string) int {
+// after the title, else at the top of the body. It reports whether it is the title.
+func (d *Document) headerInsertionPoint(label string) (int, bool) {
 	body := d.src[d.fmEnd:]
 	best := -1
 	for _, l := range headerLabels {
@@ -312,12 +319,23 @@ func (d *Document) headerInsertionPoint(label string) int {
 		}
 	}
 	if best >= 0 {
-		return best
+		return best, false
 	}
 	if sections := d.Sections(); len(sections) > 0 && sections[0].Level == 1 {
-		return sections[0].BodyStart
+		return sections[0].BodyStart, true
 	}
-	return d.fmEnd
+	return d.fmEnd, false
+}
+
+// startsWithBlankLine reports whether b begins with an empty line (or is empty).
+func startsWithBlankLine(b []byte) bool {
+	line := b[:lineEnd(b, 0)]
+	return len(bytes.TrimSpace(line)) == 0
+}
+
+// endsWithBlankLine reports whether src ends with an empty line, in either line ending.
+func endsWithBlankLine(src []byte) bool {
+	return bytes.HasSuffix(src, []byte("\n\n")) || bytes.HasSuffix(src, []byte("\r\n\r\n"))
 }
 
 // Header returns the value of a Quick Context header line.

@@ -89,7 +89,7 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 			return nil, err
 		}
 	} else if from != path {
-		saved.FromLegacy = from
+		saved.Created, saved.FromLegacy = true, from
 	}
 	rel := ws.Rel(path)
 	if from != "" {

@@ -218,9 +218,7 @@ func (d *Document) EnsureSections(template []byte) (*Document, []string, error) 
 		if at < 0 {
 			at = len(cur.src)
 		}
-		if at > 0 && at == len(cur.src) && !bytes.HasSuffix(cur.src, []byte("\n\n")) {
-			text = "\n" + text
-		} else if at > 1 && cur.src[at-1] == '\n' && cur.src[at-2] != '\n' && cur.src[at-2] != '\r' {
+		if at > 0 && !endsWithBlankLine(cur.src[:at]) {
 			text = "\n" + text
 		}
 		nd, _, err := cur.insertLines(at, text)

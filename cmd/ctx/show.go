@@ -61,7 +61,8 @@ func runShow(opts *showOptions) error {
 	opts.warnProblems(p)
 	sections := []shownSection{}
 	for _, s := range rs.Sections() {
-		sections = append(sections, shownSection{Title: s.Title, Level: s.Level, Body: strings.TrimSpace(withoutMarkers(s.Body))})
+		title := strings.TrimSpace(withoutMarkers(s.Title))
+		sections = append(sections, shownSection{Title: title, Level: s.Level, Body: strings.TrimSpace(withoutMarkers(s.Body))})
 	}
 	if opts.JSON {
 		return writeJSON(opts.Out, struct {
@@ -87,10 +88,13 @@ func runShow(opts *showOptions) error {
 		}
 	}
 	for _, sec := range sections {
-		if sec.Level == 1 || sec.Body == "" {
+		if sec.Level == 1 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s\n", strings.Repeat("#", sec.Level), s.bold(sec.Title))
+		if sec.Body == "" {
+			continue
+		}
 		for _, l := range strings.Split(sec.Body, "\n") {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
@@ -113,8 +117,8 @@ func withoutMarkers(body string) string {
 		if strings.HasPrefix(t, "<!-- ctx:") && strings.HasSuffix(t, "-->") {
 			continue
 		}
-		if i := strings.Index(line, " <!-- ctx:session "); i >= 0 {
-			line = line[:i]
+		if i := strings.Index(line, "<!-- ctx:session "); i >= 0 {
+			line = strings.TrimRight(line[:i], " ")
 		}
 		out = append(out, line)
 	}

@@ -51,6 +51,10 @@ func cases(ws string, projects int) []benchCase {
 		},
 		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond},
 		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 15 * time.Millisecond},
+		{
+			name: "save -p 1 (5,000-task steps)", args: []string{"save", "-p", "1", "--summary", "bench", "--decision", "measured"},
+			env: wsEnv, target: 30 * time.Millisecond,
+		},
 	}
 }
 
@@ -84,7 +88,7 @@ func run() int {
 	var err error
 	switch {
 	case cfg.generate != "":
-		err = fixture.Workspace(cfg.generate, cfg.projects)
+		err = generateWorkspace(cfg.generate, cfg.projects)
 	case cfg.runs < 1 || cfg.warmup < 0 || cfg.projects < 1 || flag.NArg() > 0:
 		fmt.Fprintln(os.Stderr, "bench: -runs and -projects must be at least 1, -warmup at least 0, and no arguments")
 		return 2
@@ -183,6 +187,18 @@ func generate(ws string, projects int) error {
 		return fmt.Errorf("generate workspace: %w", err)
 	}
 	return nil
+}
+
+// bigSteps is the task count of project 1's steps file, for the save case.
+const bigSteps = 5000
+
+// generateWorkspace writes the fixture workspace and gives project 1 a large steps file.
+func generateWorkspace(dir string, projects int) error {
+	if err := fixture.Workspace(dir, projects); err != nil {
+		return err
+	}
+	steps := filepath.Join(dir, "02-projects", fixture.ProjectID(1), "01-planning", "steps.md")
+	return os.WriteFile(steps, fixture.StepsFile(bigSteps), 0o644)
 }
 
 // build compiles ./cmd/ctx from the module root, so the bench works from any folder in it.

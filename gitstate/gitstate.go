@@ -31,6 +31,34 @@ type State struct {
 	Root string `json:"-" yaml:"-"`
 }
 
+// underGit reports whether dir or a folder above it holds a .git entry (a folder, or the
+// file of a worktree or submodule).
+// When in doubt (a folder that cannot be read) it says yes, and git decides.
+func underGit(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return true
+	}
+	return gitAbove(abs) || (real != abs && gitAbove(real))
+}
+
+func gitAbove(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
 // errNoWorkTree means git ran but found no work tree at the folder it was given.
 var errNoWorkTree = errors.New("not in a git work tree")
 
@@ -38,6 +66,10 @@ var errNoWorkTree = errors.New("not in a git work tree")
 // not inside a git work tree or git is not installed. Both git runs together are bounded
 // by Timeout, and neither takes git's index lock.
 func Read(ctx context.Context, dir string) (*State, error) {
+	if !underGit(dir) {
+		// Starting git costs milliseconds; a save outside any repository skips it.
+		return nil, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 

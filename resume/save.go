@@ -315,22 +315,31 @@ func (e *editor) addFile(path string) {
 
 var sessionNumberRE = regexp.MustCompile(`Session (\d+)`)
 
-// sessionNumber keeps the number of an existing entry of this session; a new entry is
-// the session after the counted ones.
+// sessionNumber keeps the number of an existing entry of this session. A new entry
+// follows both the counted sessions and every numbered entry, so sessions open at the
+// same time get numbers of their own.
 func (e *editor) sessionNumber(key string, counted int) int {
 	s, ok := e.d.findSection(SectionSessionHistory)
-	if ok {
-		body := string(e.d.src[s.BodyStart:s.End])
-		if i := strings.Index(body, sessionMarker(key)); i >= 0 {
-			line := body[strings.LastIndex(body[:i], "\n")+1 : i]
-			if m := sessionNumberRE.FindStringSubmatch(line); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				return n
-			}
+	if !ok {
+		return counted + 1
+	}
+	body := string(e.d.src[s.BodyStart:s.End])
+	if i := strings.Index(body, sessionMarker(key)); i >= 0 {
+		line := body[strings.LastIndex(body[:i], "\n")+1 : i]
+		if m := sessionNumberRE.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
 		}
 	}
-	return counted + 1
+	highest := counted
+	for _, m := range sessionHeadingNumberRE.FindAllStringSubmatch(body, -1) {
+		n, _ := strconv.Atoi(m[1])
+		highest = max(highest, n)
+	}
+	return highest + 1
 }
+
+var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{3,6}[ \t]+Session (\d+)\b`)
 
 // nextAction is the Next Action line: what the change says, else the current task.
 func nextAction(p *loader.Project, c Change) string {

@@ -134,7 +134,10 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	latest := filepath.Join(s.Dir, LatestFile)
 	var out Snapshot
 	err := durable.WithLock(latest, func() error {
+		// Every snapshot file is written under this lock, so any temporary file here
+		// is one a killed writer left.
 		durable.RemoveStaleTemps(s.Dir, LatestFile)
+		durable.RemoveStaleTempsMatching(s.Dir, idPrefix+"*")
 		// The clock is read under the lock so that a later id is a later write.
 		now := time.Now()
 		id, err := s.nextID(now)

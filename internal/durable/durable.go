@@ -54,9 +54,17 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 }
 
 // RemoveStaleTemps deletes temporary files that an interrupted WriteFile left in dir for
-// the file named base. It is called before a write so that a crash leaves no litter.
+// the file named base. It is called before a write so that a crash leaves no litter;
+// the caller must hold the lock every writer of that file takes, or it could remove a
+// temporary file another process is about to rename.
 func RemoveStaleTemps(dir, base string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+globEscape(base)+"-*"))
+	RemoveStaleTempsMatching(dir, globEscape(base))
+}
+
+// RemoveStaleTempsMatching is RemoveStaleTemps for every file whose name matches the
+// glob pattern, for a folder of many files written under one lock.
+func RemoveStaleTempsMatching(dir, pattern string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+pattern+"-*"))
 	for _, m := range matches {
 		_ = os.Remove(m)
 	}

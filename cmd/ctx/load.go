@@ -80,7 +80,7 @@ func runLoad(opts *loadOptions) error {
 	opts.warnProblems(p)
 	out := loadOutput{Result: result, Session: bindSession(opts.App, ws, p)}
 	if opts.JSON {
-		return writeJSON(opts.Out, out)
+		return opts.writeJSON(out)
 	}
 	renderBriefing(opts.App, out)
 	return nil

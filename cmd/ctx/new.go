@@ -57,7 +57,7 @@ func runNew(opts *newOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.Out, struct {
+		return opts.writeJSON(struct {
 			SchemaVersion int             `json:"schema_version"`
 			Project       *loader.Project `json:"project"`
 		}{loader.SchemaVersion, p})

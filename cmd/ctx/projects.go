@@ -63,7 +63,7 @@ func runProjects(opts *projectsOptions) error {
 	projects := filterStatus(all, opts.Status)
 	opts.warnProblems(projects...)
 	if opts.JSON {
-		return writeJSON(opts.Out, projectsOutput{SchemaVersion: loader.SchemaVersion, Workspace: ws.Root, Projects: projects})
+		return opts.writeJSON(projectsOutput{SchemaVersion: loader.SchemaVersion, Workspace: ws.Root, Projects: projects})
 	}
 	if len(all) == 0 {
 		opts.Warn("no projects in %s yet", ws.ProjectsPath())

@@ -3,16 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxtools/ctx/loader"
 )
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+// writeJSON prints v as JSON: indented on a terminal, compact in a pipe, where an agent
+// reads it and every space is a token it pays for.
+func (a *App) writeJSON(v any) error {
+	enc := json.NewEncoder(a.Out)
+	if a.OutIsTTY {
+		enc.SetIndent("", "  ")
+	}
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

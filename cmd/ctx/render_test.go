@@ -80,3 +80,15 @@ func TestLoadFlagsReachTheOptions(t *testing.T) {
 		t.Errorf("options %+v", got)
 	}
 }
+
+func TestJSONIndentedOnlyOnTerminal(t *testing.T) {
+	env := map[string]string{"CTX_WORKSPACE": tinyWorkspace(t)}
+	pipe, _, _ := runInMemory(t, false, env, "projects", "--json")
+	tty, _, _ := runInMemory(t, true, env, "projects", "--json")
+	if strings.Count(pipe, "\n") != 1 {
+		t.Errorf("in a pipe, want one compact line:\n%s", pipe)
+	}
+	if !strings.Contains(tty, "\n  \"projects\": [") {
+		t.Errorf("on a terminal, want indented JSON:\n%s", tty)
+	}
+}

@@ -163,7 +163,7 @@ func runSave(opts *saveOptions) error {
 		out.FromLegacy = ws.Rel(res.Saved.FromLegacy)
 	}
 	if opts.JSON {
-		return writeJSON(opts.Out, out)
+		return opts.writeJSON(out)
 	}
 	renderSaved(opts.App, out, res.Saved.Document)
 	return nil

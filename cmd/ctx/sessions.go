@@ -87,7 +87,7 @@ func runSessionsList(opts *sessionsOptions) error {
 		list = []session.Snapshot{}
 	}
 	if opts.JSON {
-		return writeJSON(opts.Out, struct {
+		return opts.writeJSON(struct {
 			SchemaVersion int                `json:"schema_version"`
 			Snapshots     []session.Snapshot `json:"snapshots"`
 		}{session.SnapshotSchemaVersion, list})
@@ -120,7 +120,7 @@ func runSessionsShow(opts *sessionsOptions) error {
 		return inputError(err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.Out, s)
+		return opts.writeJSON(s)
 	}
 	_, err = opts.Out.Write(s.Markdown())
 	return err

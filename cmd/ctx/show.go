@@ -65,7 +65,7 @@ func runShow(opts *showOptions) error {
 		sections = append(sections, shownSection{Title: title, Level: s.Level, Body: strings.TrimSpace(withoutMarkers(s.Body))})
 	}
 	if opts.JSON {
-		return writeJSON(opts.Out, struct {
+		return opts.writeJSON(struct {
 			SchemaVersion int                 `json:"schema_version"`
 			Project       *loader.Project     `json:"project"`
 			Resume        *loader.ResumeState `json:"resume"`

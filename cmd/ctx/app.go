@@ -50,9 +50,17 @@ func (a *App) Color() bool {
 
 // Workspace discovers the workspace for this invocation.
 func (a *App) Workspace() (*loader.Workspace, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("current folder: %w", err)
+	return a.workspaceFrom("")
+}
+
+// workspaceFrom discovers the workspace walking up from cwd (a hook's payload names
+// the agent's folder), or from the current folder when cwd is empty.
+func (a *App) workspaceFrom(cwd string) (*loader.Workspace, error) {
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("current folder: %w", err)
+		}
 	}
 	ws, err := loader.Discover(loader.DiscoverOptions{
 		Flag:          a.WorkspaceFlag,
@@ -91,10 +99,12 @@ func (a *App) warnProblems(projects ...*loader.Project) {
 	}
 }
 
-// exitError carries an exit code with an error.
+// exitError carries an exit code with an error. A silent one has been reported
+// already (a hook's blocking reason on stderr) and is not printed again.
 type exitError struct {
-	code int
-	err  error
+	code   int
+	err    error
+	silent bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -136,6 +146,10 @@ func Main(args []string, streams Streams, getenv func(string) string) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.silent {
+		return ee.code
 	}
 	fmt.Fprintf(streams.Err, "ctx: %v\n", err)
 	// cobra reports an unknown command as a plain error.

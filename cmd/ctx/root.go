@@ -52,6 +52,9 @@ no workspace, a malformed file).`,
 		newCloseCmd(app, nil),
 		newShowCmd(app, nil),
 		newSessionsCmd(app),
+		newPauseCmd(app, false),
+		newResumeCmd(app, false),
+		newSystemCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

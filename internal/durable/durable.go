@@ -3,6 +3,7 @@
 package durable
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +12,9 @@ import (
 	"github.com/gofrs/flock"
 )
 
-// tempPrefix marks ctx's temporary files so that a crashed write can be recognised and
+// TempPrefix marks ctx's temporary files so that a crashed write can be recognised and
 // removed by the next one.
-const tempPrefix = ".ctx-tmp-"
+const TempPrefix = ".ctx-tmp-"
 
 // WriteFile replaces path with data atomically: a temporary file in the same folder is
 // written, synced and renamed over path, then the folder is synced. A reader sees the old
@@ -23,7 +24,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, tempPrefix+base+"-*")
+	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -53,6 +54,31 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return syncDir(dir)
 }
 
+// ReplaceFile replaces path with data atomically (temp file and rename) without
+// syncing: for runtime markers that a crash may lose but a reader must never see half
+// written.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // RemoveStaleTemps deletes temporary files that an interrupted WriteFile left in dir for
 // the file named base. It is called before a write so that a crash leaves no litter;
 // the caller must hold the lock every writer of that file takes, or it could remove a
@@ -64,7 +90,7 @@ func RemoveStaleTemps(dir, base string) {
 // RemoveStaleTempsMatching is RemoveStaleTemps for every file whose name matches the
 // glob pattern, for a folder of many files written under one lock.
 func RemoveStaleTempsMatching(dir, pattern string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+pattern+"-*"))
+	matches, _ := filepath.Glob(filepath.Join(dir, TempPrefix+pattern+"-*"))
 	for _, m := range matches {
 		_ = os.Remove(m)
 	}

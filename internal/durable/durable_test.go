@@ -37,8 +37,8 @@ func TestWriteFileIntoMissingFolderFails(t *testing.T) {
 
 func TestRemoveStaleTemps(t *testing.T) {
 	dir := t.TempDir()
-	stale := filepath.Join(dir, tempPrefix+"f.md-123")
-	other := filepath.Join(dir, tempPrefix+"g.md-123")
+	stale := filepath.Join(dir, TempPrefix+"f.md-123")
+	other := filepath.Join(dir, TempPrefix+"g.md-123")
 	for _, p := range []string{stale, other} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/session"
+)
+
+// sessionEndBudget is how long the SessionEnd hook may take: Claude Code is closing.
+const sessionEndBudget = 1500 * time.Millisecond
+
+// staleMarkerAge is when a runtime marker no session touched counts as abandoned.
+const staleMarkerAge = 7 * 24 * time.Hour
+
+func newSystemCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "system",
+		Short: "Plumbing that Claude Code's hooks call (see `ctx init`)",
+		Long: `Plumbing commands that Claude Code's hooks call, one per event. Each reads the
+hook's JSON on stdin. Outside a workspace they do nothing; an internal error
+prints one warning and exits 0, so a broken ctx never breaks the agent's turn.`,
+		Example: `  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size
+  ctx system pause --session-id s1`,
+		Hidden: true,
+		Args:   usageArgs(cobra.NoArgs),
+	}
+	hooks := []struct {
+		use, short, example string
+		run                 func(*hookRun) error
+	}{
+		{"session-start", "SessionStart: bind the session and brief the agent after a compaction or resume",
+			`  echo '{"session_id":"s1","source":"compact"}' | ctx system session-start`, hookSessionStart},
+		{"check-context-size", "UserPromptSubmit: the pause reminder, then context usage",
+			`  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size`, hookCheckContextSize},
+		{"block-dangerous-commands", "PreToolUse (Bash): refuse destructive commands, paused or not",
+			`  echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}' | ctx system block-dangerous-commands`, hookBlockDangerous},
+		{"record-action", "PostToolUse: record the tool call",
+			`  echo '{"session_id":"s1","tool_name":"Edit"}' | ctx system record-action`, hookNudge},
+		{"stop", "Stop: record the agent's last message",
+			`  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`, hookNudge},
+		{"pre-compact", "PreCompact: save before the context is compacted",
+			`  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`, hookNudge},
+		{"session-end", "SessionEnd: clean up this session's markers (within 1.5 s)",
+			`  echo '{"session_id":"s1","reason":"exit"}' | ctx system session-end`, hookSessionEnd},
+		{"cleanup-tmp", "Remove stale markers and temporary files (paused or not)",
+			`  ctx system cleanup-tmp`, hookCleanupTmp},
+	}
+	for _, h := range hooks {
+		run := h.run
+		cmd.AddCommand(&cobra.Command{
+			Use:     h.use,
+			Short:   h.short,
+			Example: h.example,
+			Args:    usageArgs(cobra.NoArgs),
+			RunE: func(c *cobra.Command, args []string) error {
+				return runHook(app, c.Name(), run)
+			},
+		})
+	}
+	cmd.AddCommand(newPauseCmd(app, true), newResumeCmd(app, true))
+	return cmd
+}
+
+// hookRun is what one hook invocation knows.
+type hookRun struct {
+	*App
+	Name      string
+	Payload   *hook.Payload
+	SessionID string
+	WS        *loader.Workspace
+}
+
+// runHook reads the payload, finds the workspace and runs the hook. Outside a workspace
+// it does nothing; a failure becomes one warning and exit 0.
+func runHook(app *App, name string, run func(*hookRun) error) error {
+	h := &hookRun{App: app, Name: name, Payload: &hook.Payload{}}
+	data, err := app.readStdin(hookStdinWait)
+	if err != nil {
+		app.Warn("%s: %v", name, err)
+	}
+	if len(data) > 0 {
+		p, err := hook.ParsePayload(data)
+		if err != nil {
+			app.Warn("%s: %v", name, err)
+		} else {
+			h.Payload = p
+		}
+	}
+	h.SessionID = firstNonEmpty(h.Payload.SessionID, app.Getenv(session.EnvSessionID), session.UnknownSession)
+	ws, err := app.workspaceFrom(h.Payload.Cwd)
+	if err != nil {
+		return nil // not in a workspace: hooks do nothing
+	}
+	h.WS = ws
+	if err := run(h); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) && ee.silent {
+			return err
+		}
+		app.Warn("%s: %v", name, err)
+	}
+	return nil
+}
+
+// paused reports whether nudges are off for this session, counting nothing.
+func (h *hookRun) paused() bool {
+	rt, err := session.OpenRuntime(h.Getenv)
+	if err != nil {
+		return false
+	}
+	paused, _, _ := rt.Paused(h.SessionID)
+	return paused
+}
+
+func hookNudge(h *hookRun) error {
+	if h.paused() {
+		return nil
+	}
+	// Usage, auto-save and the wind-down journal plug in here.
+	return nil
+}
+
+func hookCheckContextSize(h *hookRun) error {
+	rt, err := session.OpenRuntime(h.Getenv)
+	if err != nil {
+		return err
+	}
+	paused, turns, err := rt.CountTurn(h.SessionID)
+	if err != nil {
+		return err
+	}
+	if paused {
+		return hook.WriteText(h.Out, session.PauseReminder(turns))
+	}
+	return nil
+}
+
+func hookSessionStart(h *hookRun) error {
+	if h.paused() {
+		return nil
+	}
+	src := h.Payload.Source
+	if src != "resume" && src != "compact" {
+		return nil
+	}
+	b := session.Bindings{StateDir: h.WS.StatePath("state")}
+	binding, err := b.Lookup(h.SessionID)
+	if err != nil || binding == nil {
+		return err
+	}
+	p, err := h.WS.Resolve(binding.Path)
+	if err != nil {
+		return err
+	}
+	binding.BoundAt = h.Now().UTC()
+	if err := b.Bind(*binding); err != nil {
+		return err
+	}
+	result := h.WS.Load(p, loader.LoadOptions{})
+	return hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, loader.Briefing(result, loader.BriefingBytes))
+}
+
+func hookSessionEnd(h *hookRun) error {
+	deadline := time.Now().Add(sessionEndBudget)
+	rt, err := session.OpenRuntime(h.Getenv)
+	if err != nil {
+		return err
+	}
+	rt.Forget(h.SessionID)
+	rt.CleanStale(staleMarkerAge, deadline)
+	return nil
+}
+
+func hookCleanupTmp(h *hookRun) error {
+	deadline := time.Now().Add(sessionEndBudget)
+	if rt, err := session.OpenRuntime(h.Getenv); err == nil {
+		rt.CleanStale(staleMarkerAge, deadline)
+	}
+	session.CleanWorkspaceTemps(h.WS.StatePath(), time.Hour, deadline)
+	return nil
+}
+
+func hookBlockDangerous(h *hookRun) error {
+	return nil
+}
+
+// Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's
+// or an agent's plain command may have a stdin that never closes, and must not hang.
+const (
+	hookStdinWait    = 2 * time.Second
+	commandStdinWait = 100 * time.Millisecond
+)
+
+// readStdin reads a hook payload from stdin: nothing from a terminal, and from a pipe
+// only what arrives within wait.
+func (a *App) readStdin(wait time.Duration) ([]byte, error) {
+	if a.In == nil {
+		return nil, nil
+	}
+	if f, ok := a.In.(*os.File); ok {
+		fi, err := f.Stat()
+		if err != nil || fi.Mode()&os.ModeCharDevice != 0 {
+			return nil, nil
+		}
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(a.In, hook.MaxPayloadBytes))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, a.In) // the writer must never block on a full pipe
+		}
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-time.After(wait):
+		return nil, nil // the reader goroutine ends with the process
+	}
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

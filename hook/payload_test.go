@@ -1,0 +1,97 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParsePayload(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want Payload
+		err  bool
+	}{
+		{"pre tool use", `{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","description":"list"},"tool_use_id":"toolu_1","future":{"x":1}}`,
+			Payload{SessionID: "s1", TranscriptPath: "/t.jsonl", Cwd: "/w", HookEventName: "PreToolUse", ToolName: "Bash"}, false},
+		{"session start", `{"session_id":"s2","hook_event_name":"SessionStart","source":"compact"}`, Payload{SessionID: "s2", HookEventName: "SessionStart", Source: "compact"}, false},
+		{"wrong type kept out", `{"session_id":42,"prompt":"hi","stop_hook_active":"yes"}`, Payload{Prompt: "hi"}, false},
+		{"missing everything", `{}`, Payload{}, false},
+		{"empty", "  \n", Payload{}, true},
+		{"garbage", "\x00\xffnot json", Payload{}, true},
+		{"array", `[1,2]`, Payload{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePayload([]byte(tt.in))
+			if (err != nil) != tt.err {
+				t.Fatalf("err = %v", err)
+			}
+			if err != nil {
+				return
+			}
+			p.ToolInput, p.ToolResponse = nil, nil
+			if !reflect.DeepEqual(*p, tt.want) {
+				t.Errorf("got %+v\nwant %+v", *p, tt.want)
+			}
+		})
+	}
+	p, _ := ParsePayload([]byte(`{"tool_input":{"command":"rm -rf /tmp/x"}}`))
+	if p.Command() != "rm -rf /tmp/x" {
+		t.Errorf("Command() = %q", p.Command())
+	}
+	if _, err := ParsePayload(nil); !errors.Is(err, ErrNoPayload) {
+		t.Errorf("nil: %v", err)
+	}
+}
+
+func TestReadPayloadDrainsLargeInput(t *testing.T) {
+	big := `{"session_id":"s","tool_response":"` + strings.Repeat("x", MaxPayloadBytes) + `"}`
+	r := strings.NewReader(big)
+	if _, err := ReadPayload(r); err == nil {
+		t.Errorf("a truncated payload decoded")
+	}
+	if r.Len() != 0 {
+		t.Errorf("input not drained: %d bytes left", r.Len())
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteDeny(&b, "no"); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName, PermissionDecision, PermissionDecisionReason string
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &out); err != nil || out.HookSpecificOutput.PermissionDecision != "deny" || out.HookSpecificOutput.PermissionDecisionReason != "no" || out.HookSpecificOutput.HookEventName != "PreToolUse" {
+		t.Errorf("deny: %s %v", b.String(), err)
+	}
+	b.Reset()
+	_ = WriteAdditionalContext(&b, EventSessionStart, "ctx")
+	if !strings.Contains(b.String(), `"additionalContext":"ctx"`) || !strings.Contains(b.String(), `"hookEventName":"SessionStart"`) {
+		t.Errorf("additional context: %s", b.String())
+	}
+	b.Reset()
+	if code := Block(&b, "stop"); code != 2 || b.String() != "stop\n" {
+		t.Errorf("block: %d %q", code, b.String())
+	}
+}
+
+func FuzzParsePayload(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","tool_input":{"command":"ls"}}`))
+	f.Add([]byte(`{"prompt":1}`))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePayload(data)
+		if err == nil {
+			_ = p.Command()
+		}
+	})
+}

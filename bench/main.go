@@ -52,6 +52,12 @@ func cases(ws string, projects int) []benchCase {
 		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond},
 		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 15 * time.Millisecond},
 		{
+			name: "system check-context-size", args: []string{"system", "check-context-size"},
+			env:    append([]string{"XDG_RUNTIME_DIR=" + ws}, wsEnv...),
+			stdin:  `{"session_id":"bench-1","transcript_path":"","cwd":"` + ws + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
+			target: 5 * time.Millisecond,
+		},
+		{
 			name: "save -p 1 (5,000-task steps)", args: []string{"save", "-p", "1", "--summary", "bench", "--decision", "measured"},
 			env: wsEnv, target: 30 * time.Millisecond,
 		},

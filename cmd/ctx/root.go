@@ -55,6 +55,8 @@ no workspace, a malformed file).`,
 		newPauseCmd(app, false),
 		newResumeCmd(app, false),
 		newSystemCmd(app),
+		newInitCmd(app, nil),
+		newDoctorCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

@@ -3,6 +3,8 @@
 package durable
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -124,10 +126,73 @@ func WithLock(path string, fn func() error) error {
 	return fn()
 }
 
+// WithOutsideLock is WithLock for files in folders that are not ctx's own (a user's
+// .claude/ folder, often under version control): the lock file lives in the temporary
+// folder, named by this user and a hash of path, instead of beside the file.
+func WithOutsideLock(path string, fn func() error) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := fmt.Sprintf("ctx-%d-%x", os.Getuid(), sum[:8])
+	lock := flock.New(filepath.Join(os.TempDir(), name+".lock"))
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	return fn()
+}
+
 // MkdirAll creates dir and its parents with perm, like os.MkdirAll, naming dir in the error.
 func MkdirAll(dir string, perm os.FileMode) error {
 	if err := os.MkdirAll(dir, perm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	return nil
+}
+
+// AppendLine adds line to the end of path as one line (the '\n' is added when missing),
+// creating the file with mode 0644 when it does not exist. The line goes out in a
+// single write to a file opened with O_APPEND, under the lock WithLock takes, so lines
+// from concurrent processes never interleave. Should the file end in a line cut short
+// by a crash, a '\n' goes out first in the same write, so that the fragment stays a line
+// of its own and does not swallow the new one.
+//
+// There is no fsync: an appended line records work in progress, and readers skip a
+// torn one, so a crash may cost the last few lines; an fsync per line would cost
+// milliseconds on every call, and appenders such as hooks run on every prompt and
+// every tool call.
+func AppendLine(path string, line []byte) error {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("append to %s: the line holds a newline, which would make it two", path)
+	}
+	return WithLock(path, func() error {
+		// O_RDWR rather than O_WRONLY: the last byte is read to find a torn line.
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return fmt.Errorf("append to %s: %w", path, err)
+		}
+		fi, err := f.Stat()
+		var last [1]byte
+		if err == nil && fi.Size() > 0 {
+			_, err = f.ReadAt(last[:], fi.Size()-1)
+		}
+		if err != nil {
+			_ = f.Close()
+			return fmt.Errorf("append to %s: %w", path, err)
+		}
+		buf := make([]byte, 0, len(line)+2)
+		if fi.Size() > 0 && last[0] != '\n' {
+			buf = append(buf, '\n')
+		}
+		buf = append(buf, line...)
+		buf = append(buf, '\n')
+		_, werr := f.Write(buf)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return fmt.Errorf("append to %s: %w", path, err)
+		}
+		return nil
+	})
 }

@@ -1,0 +1,871 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/ctxtools/ctx/internal/durable"
+)
+
+// SettingsBackupSuffix is added to a settings file's name for the copy WriteSettings
+// keeps of it before changing it.
+const SettingsBackupSuffix = ".ctx-backup"
+
+// Timeouts, in seconds, after which Claude Code cancels a hook. Every ctx hook aims at a
+// few milliseconds; the limit only bounds a hung process. SessionEnd gets less because
+// Claude Code is exiting and the user waits for it.
+const (
+	ctxHookTimeout       = 10
+	ctxSessionEndTimeout = 2
+)
+
+// ErrSettingsInvalid is matched (with errors.Is) by the errors MergeSettings,
+// InstalledHooks and WriteSettings return for a settings file that is not valid JSON or
+// not shaped as Claude Code expects: a problem for the user to fix, not a ctx failure.
+var ErrSettingsInvalid = errors.New("settings file is not valid")
+
+type settingsInvalidError struct{ err error }
+
+func (e *settingsInvalidError) Error() string        { return e.err.Error() }
+func (e *settingsInvalidError) Unwrap() error        { return e.err }
+func (e *settingsInvalidError) Is(target error) bool { return target == ErrSettingsInvalid }
+
+func settingsInvalid(format string, args ...any) error {
+	return &settingsInvalidError{fmt.Errorf(format, args...)}
+}
+
+// Registration is one hook ctx registers.
+type Registration struct {
+	Event   string // Claude Code's hook event, e.g. "PreToolUse"
+	Matcher string // the tool-name pattern; "" registers the hook without one
+	Command string // the shell command Claude Code runs
+	Timeout int    // seconds before Claude Code cancels the command; 0 keeps its default
+}
+
+// Key names the registration in InstalledHooks' maps: the event and the ctx system
+// subcommand, e.g. "PreToolUse/block-dangerous-commands".
+func (r Registration) Key() string {
+	return r.Event + "/" + r.Subcommand()
+}
+
+// Subcommand returns the `ctx system` subcommand the registration runs, or "" when its
+// command is not a ctx system command.
+func (r Registration) Subcommand() string {
+	sub, _ := ctxSystemSubcommand(r.Command)
+	return sub
+}
+
+// Registrations returns the hooks ctx registers (DESIGN.md section 8), each running
+// `<ctxBin> system <subcommand>`. ctxBin is quoted for the shell when it needs to be; an
+// empty ctxBin means "ctx", found on the PATH.
+func Registrations(ctxBin string) []Registration {
+	bin := "ctx"
+	if ctxBin != "" {
+		bin = quoteCtxBin(ctxBin)
+	}
+	reg := func(event, matcher, sub string, timeout int) Registration {
+		return Registration{Event: event, Matcher: matcher, Command: bin + " system " + sub, Timeout: timeout}
+	}
+	return []Registration{
+		reg(EventSessionStart, "", "session-start", ctxHookTimeout),
+		reg(EventUserPromptSubmit, "", "check-context-size", ctxHookTimeout),
+		reg(EventPreToolUse, "Bash", "block-dangerous-commands", ctxHookTimeout),
+		// "*" matches every tool; an absent matcher would too, but "*" says so to a
+		// person reading the file.
+		reg(EventPostToolUse, "*", "record-action", ctxHookTimeout),
+		reg(EventStop, "", "stop", ctxHookTimeout),
+		reg(EventPreCompact, "", "pre-compact", ctxHookTimeout),
+		reg(EventSessionEnd, "", "session-end", ctxSessionEndTimeout),
+	}
+}
+
+// MergeSettings returns the settings JSON with ctx's hooks merged in. Everything else
+// stays as it was: the bytes of the other top-level keys, their order, and the user's
+// own hooks. ctx's entries are recognised by their command (first word's base name
+// `ctx`, second word `system`) and updated in place, never duplicated; ctx entries for
+// subcommands not in regs are left alone. changed reports whether anything changed;
+// when nothing did, out is in itself. Empty input means {}. Input that is not valid
+// JSON, or whose "hooks" or event lists are not shaped as Claude Code expects, is an
+// error matching ErrSettingsInvalid.
+func MergeSettings(in []byte, regs []Registration) (out []byte, changed bool, err error) {
+	doc, err := parseSettingsDoc(in)
+	if err != nil {
+		return nil, false, err
+	}
+	if doc.hooksIndex < 0 && len(regs) == 0 {
+		return in, false, nil
+	}
+	hooks, err := doc.hooks()
+	if err != nil {
+		return nil, false, err
+	}
+	layout := doc.layout()
+	for _, r := range regs {
+		if hooks, err = mergeRegistration(hooks, r, layout); err != nil {
+			return nil, false, err
+		}
+	}
+	merged := hooks.encode(layout, depthHooks)
+	if doc.hooksIndex >= 0 && sameSettingsJSON(doc.top[doc.hooksIndex].value, merged) {
+		return in, false, nil
+	}
+	return doc.withHooks(merged, layout), true, nil
+}
+
+// InstalledHooks reports, for `ctx doctor`, which registrations a settings file holds
+// (present: a ctx entry for the same event and subcommand) and which of those are
+// current (MergeSettings would leave them as they are). Both maps are keyed by
+// Registration.Key.
+func InstalledHooks(in []byte, regs []Registration) (present, current map[string]bool, err error) {
+	doc, err := parseSettingsDoc(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	hooks, err := doc.hooks()
+	if err != nil {
+		return nil, nil, err
+	}
+	present = make(map[string]bool, len(regs))
+	current = make(map[string]bool, len(regs))
+	for _, r := range regs {
+		groups, err := settingsEventGroups(hooks, r.Event)
+		if err != nil {
+			return nil, nil, err
+		}
+		found := findCtxEntries(groups, r.Subcommand())
+		present[r.Key()] = len(found) > 0
+		if !present[r.Key()] {
+			continue
+		}
+		merged, err := mergeRegistration(hooks, r, compactSettingsLayout)
+		if err != nil {
+			return nil, nil, err
+		}
+		current[r.Key()] = sameSettingsJSON(hooks.encode(compactSettingsLayout, depthHooks), merged.encode(compactSettingsLayout, depthHooks))
+	}
+	return present, current, nil
+}
+
+// WriteSettings merges ctx's hooks into the settings file at path and writes it
+// atomically, keeping its mode, after copying the previous file to
+// path+SettingsBackupSuffix (only when the file existed and its content changes). A file
+// that is not valid JSON is refused and left untouched. A symlinked settings file (a
+// dotfiles checkout) is written through the link, not replaced. dryRun writes nothing
+// and reports whether the file would change.
+func WriteSettings(path string, regs []Registration, dryRun bool) (changed bool, backup string, err error) {
+	target := path
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		target = resolved
+	}
+	if dryRun {
+		old, _, _, err := readSettingsFile(target)
+		if err != nil {
+			return false, "", err
+		}
+		_, changed, err := MergeSettings(old, regs)
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w (file left untouched)", path, err)
+		}
+		return changed, "", nil
+	}
+	dir := filepath.Dir(target)
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
+		return false, "", err
+	}
+	// Re-read under the lock: another ctx may have written the file while this one
+	// waited.
+	err = durable.WithOutsideLock(target, func() error {
+		old, mode, existed, err := readSettingsFile(target)
+		if err != nil {
+			return err
+		}
+		out, ch, err := MergeSettings(old, regs)
+		if err != nil {
+			return fmt.Errorf("%s: %w (file left untouched)", path, err)
+		}
+		if !ch {
+			return nil
+		}
+		if existed {
+			b := target + SettingsBackupSuffix
+			durable.RemoveStaleTemps(dir, filepath.Base(b))
+			if err := durable.WriteFile(b, old, mode); err != nil {
+				return err
+			}
+			backup = b
+		}
+		durable.RemoveStaleTemps(dir, filepath.Base(target))
+		if err := durable.WriteFile(target, out, mode); err != nil {
+			return err
+		}
+		changed = true
+		return nil
+	})
+	return changed, backup, err
+}
+
+// readSettingsFile returns the file's content and mode; a missing file reads as empty
+// with the mode a new one gets.
+func readSettingsFile(path string) (data []byte, mode fs.FileMode, existed bool, err error) {
+	data, err = os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o644, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("read settings: %w", err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("read settings: %w", err)
+	}
+	return data, info.Mode().Perm(), true, nil
+}
+
+// SettingsPath returns the settings file ctx registers its hooks in: the project's
+// .claude/settings.json, or with global the user's settings, in $CLAUDE_CONFIG_DIR when
+// that is set (Claude Code moves its whole ~/.claude there) and ~/.claude otherwise.
+func SettingsPath(projectDir string, global bool, getenv func(string) string, home string) string {
+	if !global {
+		return filepath.Join(projectDir, ".claude", "settings.json")
+	}
+	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		return filepath.Join(dir, "settings.json")
+	}
+	return filepath.Join(home, ".claude", "settings.json")
+}
+
+// mergeRegistration returns hooks with r's entry in place: the first ctx entry for r's
+// subcommand under r's matcher is updated, other copies are removed, and when there is
+// none a new matcher group is appended to the event's list.
+func mergeRegistration(hooks settingsObject, r Registration, l settingsLayout) (settingsObject, error) {
+	sub := r.Subcommand()
+	if sub == "" {
+		return nil, fmt.Errorf("hook registration %s: command %q is not a `ctx system` command", r.Event, r.Command)
+	}
+	groups, err := settingsEventGroups(hooks, r.Event)
+	if err != nil {
+		return nil, err
+	}
+	found := findCtxEntries(groups, sub)
+
+	keep := -1
+	for i, f := range found {
+		if sameHookMatcher(groups[f.group].matcher(), r.Matcher) {
+			keep = i
+			break
+		}
+	}
+	if keep < 0 {
+		// An entry under another matcher is moved to the right one by fixing its group's
+		// matcher, but only when the group holds nothing else: other hooks in it must
+		// keep the matcher they were given.
+		for i, f := range found {
+			if groups[f.group].only(sub) {
+				groups[f.group].setMatcher(r.Matcher)
+				keep = i
+				break
+			}
+		}
+	}
+
+	for i, f := range found {
+		g := groups[f.group]
+		if i == keep {
+			g.entries[f.entry] = updatedCtxEntry(g.entries[f.entry], r, l)
+		} else {
+			g.entries[f.entry] = nil
+		}
+		g.dirty = true
+	}
+	if keep < 0 {
+		groups = append(groups, newCtxGroup(r, l))
+	}
+
+	elems := make([]json.RawMessage, 0, len(groups))
+	for _, g := range groups {
+		if !g.dirty {
+			elems = append(elems, g.raw)
+			continue
+		}
+		var entries []json.RawMessage
+		for _, e := range g.entries {
+			if e != nil {
+				entries = append(entries, e)
+			}
+		}
+		if len(entries) == 0 {
+			// ctx's removals emptied the group; an empty group is noise.
+			continue
+		}
+		g.obj.set("hooks", encodeSettingsArray(entries, l, depthGroupHooks))
+		elems = append(elems, g.obj.encode(l, depthGroup))
+	}
+	out := append(settingsObject(nil), hooks...)
+	out.set(r.Event, encodeSettingsArray(elems, l, depthEvent))
+	return out, nil
+}
+
+// settingsEventGroups parses the matcher groups listed under event; a missing event
+// has none.
+func settingsEventGroups(hooks settingsObject, event string) ([]*settingsGroup, error) {
+	raw, ok := hooks.get(event)
+	if !ok {
+		return nil, nil
+	}
+	elems, ok := parseSettingsArray(raw)
+	if !ok {
+		return nil, settingsInvalid(`"hooks"."%s" is %s, not an array of matcher groups`, event, settingsJSONKind(raw))
+	}
+	groups := make([]*settingsGroup, len(elems))
+	for i, e := range elems {
+		groups[i] = parseSettingsGroup(e)
+	}
+	return groups, nil
+}
+
+// settingsGroup is one matcher group: {"matcher": ..., "hooks": [...]}. A group that is
+// not shaped like that is kept as it is and never looked into.
+type settingsGroup struct {
+	raw     json.RawMessage
+	obj     settingsObject    // nil when raw is not a well-formed group
+	entries []json.RawMessage // its "hooks" list; a nil element was removed
+	dirty   bool
+}
+
+func parseSettingsGroup(raw json.RawMessage) *settingsGroup {
+	g := &settingsGroup{raw: raw}
+	obj, ok := parseSettingsObject(raw)
+	if !ok {
+		return g
+	}
+	hooksRaw, ok := obj.get("hooks")
+	if !ok {
+		return g
+	}
+	entries, ok := parseSettingsArray(hooksRaw)
+	if !ok {
+		return g
+	}
+	g.obj, g.entries = obj, entries
+	return g
+}
+
+// matcher returns the group's matcher; "" when it has none. A matcher that is not a
+// string is returned as its JSON so that it never equals a registration's.
+func (g *settingsGroup) matcher() string {
+	raw, ok := g.obj.get("matcher")
+	if !ok {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return string(raw)
+	}
+	return s
+}
+
+func (g *settingsGroup) setMatcher(m string) {
+	if m == "" {
+		g.obj.remove("matcher")
+	} else {
+		g.obj.set("matcher", encodeSettingsString(m))
+	}
+	g.dirty = true
+}
+
+// only reports whether every hook in the group runs `ctx system sub`.
+func (g *settingsGroup) only(sub string) bool {
+	for _, e := range g.entries {
+		if s, ok := ctxEntrySubcommand(e); !ok || s != sub {
+			return false
+		}
+	}
+	return true
+}
+
+// sameHookMatcher compares matchers as Claude Code applies them: "*", "" and no matcher all
+// match everything.
+func sameHookMatcher(a, b string) bool {
+	norm := func(m string) string {
+		if m == "*" {
+			return ""
+		}
+		return m
+	}
+	return norm(a) == norm(b)
+}
+
+type ctxEntryRef struct{ group, entry int }
+
+// findCtxEntries returns, in file order, the ctx entries running `ctx system sub`.
+func findCtxEntries(groups []*settingsGroup, sub string) []ctxEntryRef {
+	var found []ctxEntryRef
+	for gi, g := range groups {
+		for ei, e := range g.entries {
+			if s, ok := ctxEntrySubcommand(e); ok && s == sub {
+				found = append(found, ctxEntryRef{gi, ei})
+			}
+		}
+	}
+	return found
+}
+
+// ctxEntrySubcommand returns the ctx system subcommand a hook entry runs.
+func ctxEntrySubcommand(entry json.RawMessage) (string, bool) {
+	obj, ok := parseSettingsObject(entry)
+	if !ok {
+		return "", false
+	}
+	raw, ok := obj.get("command")
+	if !ok {
+		return "", false
+	}
+	var command string
+	if err := json.Unmarshal(raw, &command); err != nil {
+		return "", false
+	}
+	return ctxSystemSubcommand(command)
+}
+
+// updatedCtxEntry sets r's type, command and timeout in an existing entry, keeping any other
+// keys the user added (and their order).
+func updatedCtxEntry(entry json.RawMessage, r Registration, l settingsLayout) json.RawMessage {
+	obj, _ := parseSettingsObject(entry)
+	obj.set("type", encodeSettingsString("command"))
+	obj.set("command", encodeSettingsString(r.Command))
+	if r.Timeout > 0 {
+		obj.set("timeout", json.RawMessage(fmt.Sprint(r.Timeout)))
+	} else {
+		obj.remove("timeout")
+	}
+	return obj.encode(l, depthEntry)
+}
+
+func newCtxGroup(r Registration, l settingsLayout) *settingsGroup {
+	var g settingsObject
+	if r.Matcher != "" {
+		g.set("matcher", encodeSettingsString(r.Matcher))
+	}
+	g.set("hooks", encodeSettingsArray([]json.RawMessage{updatedCtxEntry(json.RawMessage("{}"), r, l)}, l, depthGroupHooks))
+	return &settingsGroup{raw: g.encode(l, depthGroup)}
+}
+
+// ctxSystemSubcommand reports whether command runs ctx's hook plumbing (its first word's
+// base name is ctx, its second word is system) and returns the third word.
+func ctxSystemSubcommand(command string) (string, bool) {
+	words := ctxCommandWords(command, 3)
+	if len(words) < 2 || words[1] != "system" {
+		return "", false
+	}
+	base := words[0]
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".exe") {
+		base = base[:len(base)-4]
+	}
+	if base != "ctx" {
+		return "", false
+	}
+	if len(words) < 3 {
+		return "", true
+	}
+	return words[2], true
+}
+
+// ctxCommandWords splits the first n words of a POSIX shell command, honouring quotes and
+// backslashes; that is enough to read a quoted binary path.
+func ctxCommandWords(s string, n int) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, single, double := false, false, false
+	for i := 0; i < len(s) && len(words) < n; i++ {
+		c := s[i]
+		switch {
+		case single:
+			if c == '\'' {
+				single = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case double:
+			switch {
+			case c == '"':
+				double = false
+			case c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0:
+				i++
+				cur.WriteByte(s[i])
+			default:
+				cur.WriteByte(c)
+			}
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			inWord = true
+			switch {
+			case c == '\'':
+				single = true
+			case c == '"':
+				double = true
+			case c == '\\' && i+1 < len(s):
+				i++
+				cur.WriteByte(s[i])
+			default:
+				cur.WriteByte(c)
+			}
+		}
+	}
+	if inWord && len(words) < n {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+var ctxBinSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// quoteCtxBin quotes s as one word for a POSIX shell, which is what Claude Code runs hook
+// commands with.
+func quoteCtxBin(s string) string {
+	if ctxBinSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// settingsDoc is a parsed settings file: its top-level members and where each value
+// lies in the input, so that only the "hooks" value is ever rewritten.
+type settingsDoc struct {
+	in         []byte
+	top        settingsObject
+	spans      [][2]int // byte range of each top-level value in in
+	open       int      // offset of the top-level "{"; -1 for empty input
+	close      int      // offset just after the top-level "}"
+	hooksIndex int      // index in top of the "hooks" member Claude Code reads (the last); -1 if none
+}
+
+func parseSettingsDoc(in []byte) (*settingsDoc, error) {
+	doc := &settingsDoc{in: in, open: -1, hooksIndex: -1}
+	if len(bytes.TrimSpace(in)) == 0 {
+		return doc, nil
+	}
+	if !json.Valid(in) {
+		var v any
+		err := json.Unmarshal(in, &v)
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			line, col := settingsLineColumn(in, syn.Offset)
+			return nil, settingsInvalid("invalid JSON at line %d, column %d: %w", line, col, err)
+		}
+		return nil, settingsInvalid("invalid JSON: %w", err)
+	}
+	doc.open = len(in) - len(bytes.TrimLeft(in, " \t\r\n"))
+	if in[doc.open] != '{' {
+		return nil, settingsInvalid("the top level is %s, not an object", settingsJSONKind(in))
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	if _, err := dec.Token(); err != nil {
+		return nil, settingsInvalid("invalid JSON: %w", err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, settingsInvalid("invalid JSON: %w", err)
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, settingsInvalid("invalid JSON: %w", err)
+		}
+		end := int(dec.InputOffset())
+		doc.top = append(doc.top, settingsMember{key, value})
+		doc.spans = append(doc.spans, [2]int{end - len(value), end})
+		if key == "hooks" {
+			doc.hooksIndex = len(doc.top) - 1
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, settingsInvalid("invalid JSON: %w", err)
+	}
+	doc.close = int(dec.InputOffset())
+	return doc, nil
+}
+
+// hooks returns the parsed "hooks" object; none yet is an empty one.
+func (d *settingsDoc) hooks() (settingsObject, error) {
+	if d.hooksIndex < 0 {
+		return nil, nil
+	}
+	raw := d.top[d.hooksIndex].value
+	obj, ok := parseSettingsObject(raw)
+	if !ok {
+		return nil, settingsInvalid(`"hooks" is %s, not an object`, settingsJSONKind(raw))
+	}
+	return obj, nil
+}
+
+// settingsLayout is how the file is indented, so that what ctx adds looks like the rest.
+type settingsLayout struct {
+	unit    string // one indentation step
+	compact bool   // the file is written on one line
+}
+
+var (
+	defaultSettingsLayout = settingsLayout{unit: "  "}
+	compactSettingsLayout = settingsLayout{compact: true}
+)
+
+// Nesting depths of the parts of "hooks" that ctx writes, the top-level object being 0.
+const (
+	depthHooks      = 1 // "hooks": {...}
+	depthEvent      = 2 // "PreToolUse": [...]
+	depthGroup      = 3 // {"matcher": ..., "hooks": [...]}
+	depthGroupHooks = 4 // "hooks": [...] inside a group
+	depthEntry      = 5 // {"type": "command", ...}
+)
+
+// layout reads the indentation step from the first top-level member's line: members of
+// the top-level object are indented by exactly one step.
+func (d *settingsDoc) layout() settingsLayout {
+	if len(d.top) == 0 {
+		return defaultSettingsLayout
+	}
+	if !bytes.Contains(d.in[d.open:d.close], []byte("\n")) {
+		return compactSettingsLayout
+	}
+	if unit := settingsLineIndent(d.in, d.spans[0][0]); unit != "" {
+		return settingsLayout{unit: unit}
+	}
+	return defaultSettingsLayout
+}
+
+// withHooks returns the input with the "hooks" value replaced by hooks (or added as the
+// last key); every other byte is the input's.
+func (d *settingsDoc) withHooks(hooks json.RawMessage, l settingsLayout) []byte {
+	if len(d.top) == 0 {
+		obj := "{\n" + l.unit + `"hooks": ` + string(hooks) + "\n}"
+		if d.open < 0 {
+			return []byte(obj + "\n")
+		}
+		return spliceSettings(d.in, d.open, d.close, obj)
+	}
+	if d.hooksIndex >= 0 {
+		span := d.spans[d.hooksIndex]
+		return spliceSettings(d.in, span[0], span[1], string(hooks))
+	}
+	end := d.spans[len(d.spans)-1][1]
+	if l.compact {
+		return spliceSettings(d.in, end, end, `,"hooks":`+string(hooks))
+	}
+	return spliceSettings(d.in, end, end, ",\n"+l.unit+`"hooks": `+string(hooks))
+}
+
+func spliceSettings(in []byte, start, end int, with string) []byte {
+	out := make([]byte, 0, len(in)-(end-start)+len(with))
+	out = append(out, in[:start]...)
+	out = append(out, with...)
+	return append(out, in[end:]...)
+}
+
+// settingsLineIndent returns the spaces and tabs that begin the line holding offset.
+func settingsLineIndent(in []byte, offset int) string {
+	start := bytes.LastIndexByte(in[:offset], '\n') + 1
+	end := start
+	for end < offset && (in[end] == ' ' || in[end] == '\t') {
+		end++
+	}
+	return string(in[start:end])
+}
+
+func settingsLineColumn(in []byte, offset int64) (line, col int) {
+	if offset > int64(len(in)) {
+		offset = int64(len(in))
+	}
+	before := in[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, col
+}
+
+// settingsJSONKind names the kind of a JSON value for an error message.
+func settingsJSONKind(raw []byte) string {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 {
+		return "empty"
+	}
+	switch t[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// sameSettingsJSON reports whether a and b hold the same JSON value, whatever their
+// spacing.
+func sameSettingsJSON(a, b json.RawMessage) bool {
+	decode := func(raw json.RawMessage) (any, error) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		return v, err
+	}
+	va, errA := decode(a)
+	vb, errB := decode(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
+}
+
+// settingsObject is a JSON object with its keys in file order and its values as they
+// were written, so that re-encoding it changes nothing that ctx did not change.
+type settingsObject []settingsMember
+
+type settingsMember struct {
+	key   string
+	value json.RawMessage
+}
+
+func parseSettingsObject(raw json.RawMessage) (settingsObject, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	obj := settingsObject{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, false
+		}
+		obj = append(obj, settingsMember{key, value})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return obj, true
+}
+
+// get returns the last value for key, the one JSON parsers keep.
+func (o settingsObject) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return o[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// set replaces the last value for key in place, or appends the key.
+func (o *settingsObject) set(key string, value json.RawMessage) {
+	for i := len(*o) - 1; i >= 0; i-- {
+		if (*o)[i].key == key {
+			(*o)[i].value = value
+			return
+		}
+	}
+	*o = append(*o, settingsMember{key, value})
+}
+
+func (o *settingsObject) remove(key string) {
+	kept := (*o)[:0]
+	for _, m := range *o {
+		if m.key != key {
+			kept = append(kept, m)
+		}
+	}
+	*o = kept
+}
+
+// encode writes the object at the given nesting depth. Values are written as they are:
+// the user's come from the same depth of the same file, so they keep their own layout.
+func (o settingsObject) encode(l settingsLayout, depth int) json.RawMessage {
+	elems := make([][]byte, len(o))
+	for i, m := range o {
+		sep := ": "
+		if l.compact {
+			sep = ":"
+		}
+		elems[i] = append(append(encodeSettingsString(m.key), sep...), m.value...)
+	}
+	return encodeSettingsList('{', '}', elems, l, depth)
+}
+
+func parseSettingsArray(raw json.RawMessage) ([]json.RawMessage, bool) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '[' {
+		return nil, false
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, false
+	}
+	return elems, true
+}
+
+func encodeSettingsArray(elems []json.RawMessage, l settingsLayout, depth int) json.RawMessage {
+	items := make([][]byte, len(elems))
+	for i, e := range elems {
+		items[i] = e
+	}
+	return encodeSettingsList('[', ']', items, l, depth)
+}
+
+// encodeSettingsList writes an object's members or an array's elements between open and
+// close, one per line at depth+1, as json.MarshalIndent would.
+func encodeSettingsList(open, close byte, items [][]byte, l settingsLayout, depth int) json.RawMessage {
+	var buf bytes.Buffer
+	buf.WriteByte(open)
+	for i, item := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if !l.compact {
+			buf.WriteByte('\n')
+			buf.WriteString(strings.Repeat(l.unit, depth+1))
+		}
+		buf.Write(item)
+	}
+	if len(items) > 0 && !l.compact {
+		buf.WriteByte('\n')
+		buf.WriteString(strings.Repeat(l.unit, depth))
+	}
+	buf.WriteByte(close)
+	return buf.Bytes()
+}
+
+// encodeSettingsString encodes s as a JSON string without Go's HTML escaping, which
+// would turn a "&" in a command into \u0026.
+func encodeSettingsString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxtools/ctx/internal/durable"
+)
+
+// Cycle is one agent session's state between two compactions: whether it has been
+// warned and auto-saved in this cycle, and what the hooks last saw.
+type Cycle struct {
+	SessionID      string    `json:"session_id"`
+	Number         int       `json:"cycle"` // compactions seen in this session
+	Warned         bool      `json:"warned"`
+	AutoSaved      bool      `json:"auto_saved"`
+	TranscriptPath string    `json:"transcript_path,omitempty"`
+	LastPercent    float64   `json:"last_percent"`
+	LastTokens     int       `json:"last_tokens"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// Cycles stores cycle state under a workspace's .ctx/state/cycles/.
+type Cycles struct {
+	StateDir string
+}
+
+func (c Cycles) path(sessionID string) (string, error) {
+	safe, err := SafeID(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c.StateDir, "cycles", safe+".json"), nil
+}
+
+// Update reads the session's cycle, lets fn change it, and writes it back, all under a
+// lock so that hooks racing on one session never lose a flag.
+func (c Cycles) Update(sessionID string, fn func(*Cycle) error) (*Cycle, error) {
+	path, err := c.path(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := EnsureStateDir(c.StateDir); err != nil {
+		return nil, err
+	}
+	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	var cur Cycle
+	err = durable.WithLock(path, func() error {
+		cur = Cycle{SessionID: sessionID}
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return err
+		default:
+			// A damaged state file starts a fresh cycle rather than stopping the hook.
+			_ = json.Unmarshal(data, &cur)
+		}
+		if err := fn(&cur); err != nil {
+			return err
+		}
+		out, err := json.Marshal(cur)
+		if err != nil {
+			return fmt.Errorf("cycle state: %w", err)
+		}
+		return durable.ReplaceFile(path, append(out, '\n'), 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &cur, nil
+}
+
+// Get returns the session's cycle without changing it (a zero cycle when none).
+func (c Cycles) Get(sessionID string) (*Cycle, error) {
+	path, err := c.path(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	cur := &Cycle{SessionID: sessionID}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cur, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	_ = json.Unmarshal(data, cur)
+	return cur, nil
+}

@@ -35,6 +35,9 @@ type Config struct {
 type Workspace struct {
 	Root   string
 	Config Config
+	// sections holds config.yaml's top-level values, for the parts of ctx that read
+	// their own keys (usage:, guard:).
+	sections map[string]yaml.Node
 }
 
 // ErrNoWorkspace is returned when no workspace can be found.
@@ -119,6 +122,8 @@ func Open(root string) (*Workspace, error) {
 	if err := yaml.Unmarshal(data, &c); err != nil {
 		return nil, errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))
 	}
+	// A file of comments only decodes to nothing, which is fine.
+	_ = yaml.Unmarshal(data, &ws.sections)
 	for _, f := range []struct {
 		value *string
 		set   string
@@ -142,6 +147,19 @@ func Open(root string) (*Workspace, error) {
 // localName reports whether a configured name stays inside its parent folder.
 func localName(name string) bool {
 	return filepath.IsLocal(name)
+}
+
+// ConfigSection decodes the top-level key of .ctx/config.yaml into v, leaving v as it
+// is when the key is absent. An error names the file and line.
+func (ws *Workspace) ConfigSection(key string, v any) error {
+	node, ok := ws.sections[key]
+	if !ok {
+		return nil
+	}
+	if err := node.Decode(v); err != nil {
+		return fmt.Errorf("%s: %s: %w", ws.Rel(ws.StatePath("config.yaml")), key, markdown.YAMLError(err, 0))
+	}
+	return nil
 }
 
 // ProjectsPath is the absolute path of the projects folder.

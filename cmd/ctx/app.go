@@ -28,12 +28,17 @@ type Streams struct {
 	Out      io.Writer
 	Err      io.Writer
 	OutIsTTY bool
+	InIsTTY  bool
 }
 
 // SystemStreams returns the process's own streams.
 func SystemStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, OutIsTTY: term.IsTerminal(int(os.Stdout.Fd()))}
+	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		OutIsTTY: term.IsTerminal(int(os.Stdout.Fd())), InIsTTY: term.IsTerminal(int(os.Stdin.Fd()))}
 }
+
+// inTerminal reports whether a person can answer a question on stdin.
+func (s Streams) inTerminal() bool { return s.InIsTTY }
 
 // App is what every command shares: streams, environment and the --workspace flag.
 type App struct {

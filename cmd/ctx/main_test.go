@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ctxtools/ctx/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
@@ -31,9 +33,10 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"json":    cmdJSON,
-			"mkfifo":  cmdMkfifo,
-			"bigfile": cmdBigfile,
+			"json":       cmdJSON,
+			"mkfifo":     cmdMkfifo,
+			"bigfile":    cmdBigfile,
+			"transcript": cmdTranscript,
 		},
 	})
 }
@@ -143,5 +146,25 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := f.Truncate(int64(mb) << 20); err != nil {
 		ts.Fatalf("bigfile: %v", err)
+	}
+}
+
+// cmdTranscript writes `transcript FILE TOKENS [compact]`: a small realistic Claude Code
+// transcript whose latest main-chain usage is TOKENS, or that ends in a compaction
+// boundary with TOKENS as its postTokens.
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: transcript FILE TOKENS [compact]")
+	}
+	tokens, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("transcript: %v", err)
+	}
+	o := fixture.TranscriptOptions{Bytes: 40 << 10, FinalTokens: tokens}
+	if len(args) > 2 && args[2] == "compact" {
+		o = fixture.TranscriptOptions{Bytes: 40 << 10, FinalTokens: 150_000, CompactBoundaryAtEnd: true, PostTokens: tokens}
+	}
+	if err := fixture.WriteTranscript(ts.MkAbs(args[0]), o); err != nil {
+		ts.Fatalf("transcript: %v", err)
 	}
 }

@@ -57,6 +57,8 @@ no workspace, a malformed file).`,
 		newSystemCmd(app),
 		newInitCmd(app, nil),
 		newDoctorCmd(app),
+		newUsageCmd(app),
+		newJournalCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

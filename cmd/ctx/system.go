@@ -41,13 +41,13 @@ prints one warning and exits 0, so a broken ctx never breaks the agent's turn.`,
 			`  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size`, hookCheckContextSize},
 		{"block-dangerous-commands", "PreToolUse (Bash): refuse destructive commands, paused or not",
 			`  echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}' | ctx system block-dangerous-commands`, hookBlockDangerous},
-		{"record-action", "PostToolUse: record the tool call",
-			`  echo '{"session_id":"s1","tool_name":"Edit"}' | ctx system record-action`, hookNudge},
-		{"stop", "Stop: record the agent's last message",
-			`  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`, hookNudge},
-		{"pre-compact", "PreCompact: save before the context is compacted",
-			`  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`, hookNudge},
-		{"session-end", "SessionEnd: clean up this session's markers (within 1.5 s)",
+		{"record-action", "PostToolUse: journal the tool call; bind the session from project files touched",
+			`  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"02-projects/01-a/notes.md"}}' | ctx system record-action`, hookRecordAction},
+		{"stop", "Stop: journal the start of the agent's last message",
+			`  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`, hookStop},
+		{"pre-compact", "PreCompact: save, finalize the journal, count the compaction; never blocks",
+			`  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`, hookPreCompact},
+		{"session-end", "SessionEnd: finalize the journal and clean up markers (within 1.5 s)",
 			`  echo '{"session_id":"s1","reason":"exit"}' | ctx system session-end`, hookSessionEnd},
 		{"cleanup-tmp", "Remove stale markers and temporary files (paused or not)",
 			`  ctx system cleanup-tmp`, hookCleanupTmp},
@@ -119,14 +119,6 @@ func (h *hookRun) paused() bool {
 	return paused
 }
 
-func hookNudge(h *hookRun) error {
-	if h.paused() {
-		return nil
-	}
-	// Usage, auto-save and the wind-down journal plug in here.
-	return nil
-}
-
 func hookCheckContextSize(h *hookRun) error {
 	rt, err := session.OpenRuntime(h.Getenv)
 	if err != nil {
@@ -137,45 +129,71 @@ func hookCheckContextSize(h *hookRun) error {
 		return err
 	}
 	if paused {
-		return hook.WriteText(h.Out, session.PauseReminder(turns))
+		if err := hook.WriteText(h.Out, session.PauseReminder(turns)); err != nil {
+			return err
+		}
 	}
-	return nil
+	lines, err := session.OnPrompt(h.WS, session.Prompt{
+		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Prompt: h.Payload.Prompt,
+		Paused: paused, Now: h.Now(),
+	})
+	for _, line := range lines {
+		if werr := hook.WriteText(h.Out, line); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+func hookRecordAction(h *hookRun) error {
+	_, err := session.OnToolCall(h.WS, session.ToolCall{
+		SessionID: h.SessionID, Tool: h.Payload.ToolName, Input: h.Payload.ToolInput, Now: h.Now(),
+	})
+	return err
+}
+
+func hookStop(h *hookRun) error {
+	return session.OnStop(h.WS, h.SessionID, h.Payload.LastAssistantMessage, h.Now())
+}
+
+func hookPreCompact(h *hookRun) error {
+	return session.OnPreCompact(h.WS, h.SessionID, h.Payload.TranscriptPath, h.Payload.Trigger, h.Now())
 }
 
 func hookSessionStart(h *hookRun) error {
-	if h.paused() {
-		return nil
-	}
+	deadline := time.Now().Add(sessionEndBudget)
+	_, recoverErr := session.RecoverJournals(h.WS, h.SessionID, h.Now(), deadline)
 	src := h.Payload.Source
-	if src != "resume" && src != "compact" {
-		return nil
+	if h.paused() || (src != "resume" && src != "compact") {
+		return recoverErr
 	}
 	b := session.Bindings{StateDir: h.WS.StatePath("state")}
 	binding, err := b.Lookup(h.SessionID)
 	if err != nil || binding == nil {
-		return err
+		return errors.Join(recoverErr, err)
 	}
 	p, err := h.WS.Resolve(binding.Path)
 	if err != nil {
-		return err
+		return errors.Join(recoverErr, err)
 	}
 	binding.BoundAt = h.Now().UTC()
 	if err := b.Bind(*binding); err != nil {
 		return err
 	}
 	result := h.WS.Load(p, loader.LoadOptions{})
-	return hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, loader.Briefing(result, loader.BriefingBytes))
+	return errors.Join(recoverErr, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, loader.Briefing(result, loader.BriefingBytes)))
 }
 
 func hookSessionEnd(h *hookRun) error {
 	deadline := time.Now().Add(sessionEndBudget)
-	rt, err := session.OpenRuntime(h.Getenv)
-	if err != nil {
-		return err
+	err := session.OnSessionEnd(h.WS, h.SessionID, h.Now())
+	rt, rerr := session.OpenRuntime(h.Getenv)
+	if rerr != nil {
+		return errors.Join(err, rerr)
 	}
 	rt.Forget(h.SessionID)
 	rt.CleanStale(staleMarkerAge, deadline)
-	return nil
+	return err
 }
 
 func hookCleanupTmp(h *hookRun) error {

@@ -1,0 +1,156 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ctxtools/ctx/gitstate"
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
+)
+
+// orphanAge is how long another session's open journal must have been left untouched
+// before a session start takes it for a crash's leftover; a younger one may belong to
+// a session still running beside this one.
+const orphanAge = 6 * time.Hour
+
+// BoundProject returns the project this session is bound to, or nil when there is none
+// (or it no longer resolves).
+func BoundProject(ws *loader.Workspace, sessionID string) *loader.Project {
+	binding, err := (Bindings{StateDir: ws.StatePath("state")}).Lookup(sessionID)
+	if err != nil || binding == nil {
+		return nil
+	}
+	p, err := ws.Resolve(binding.Path)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// AutoSaveResult reports an automatic save.
+type AutoSaveResult struct {
+	Project    *loader.Project // nil: no project bound, a workspace-level snapshot only
+	ResumePath string          // workspace-relative; "" without a project
+	SnapshotID string
+}
+
+// AutoSave saves without being asked: the bound project's save point (progress,
+// last_updated, total_tokens_approx, and compactions when compactionDelta is set) and a
+// snapshot set with the trigger and usage; without a bound project, a workspace-level
+// snapshot only.
+func AutoSave(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, compactionDelta int, now time.Time) (*AutoSaveResult, error) {
+	p := BoundProject(ws, sessionID)
+	if p == nil {
+		id, err := Snapshots{Dir: ws.StatePath("sessions")}.Write(CurrentSnapshot(ws, nil, sessionID, trigger, usage, now))
+		return &AutoSaveResult{SnapshotID: id}, err
+	}
+	res, err := SaveProgress(ws, p, SaveRequest{
+		SessionID: sessionID, Trigger: trigger, Usage: usage, Now: now,
+		Change: resume.Change{CompactionDelta: compactionDelta},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &AutoSaveResult{Project: p, ResumePath: ws.Rel(res.Saved.Path), SnapshotID: res.SnapshotID}, nil
+}
+
+// CountCompaction adds one to the bound project's compaction_count without a snapshot:
+// the compaction's snapshot is the one its journal's finalization writes.
+func CountCompaction(ws *loader.Workspace, sessionID string, usage *ContextUsage, now time.Time) error {
+	p := BoundProject(ws, sessionID)
+	if p == nil {
+		return nil
+	}
+	c := resume.Change{CompactionDelta: 1, Trigger: string(TriggerPreCompact), Now: now, SessionKey: sessionKey(sessionID, now)}
+	if usage != nil {
+		c.TokensApprox = usage.TokensUsed
+	}
+	_, err := resume.Save(ws, p, c)
+	return err
+}
+
+// CurrentSnapshot describes the session's state now without saving anything: the
+// project's save point as it is on disk (p may be nil for a workspace-level snapshot).
+func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, trigger Trigger, usage *ContextUsage, now time.Time) *Snapshot {
+	snap := &Snapshot{
+		SchemaVersion: SnapshotSchemaVersion,
+		SessionID:     sessionID,
+		SavedAt:       now.UTC(),
+		Trigger:       trigger,
+		ContextUsage:  usage,
+		Resume:        map[string]any{},
+		ResumePrompt:  ResumePrompt{PendingTasks: []string{}},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitstate.Timeout)
+	defer cancel()
+	snap.Git, _ = gitstate.Read(ctx, ws.Root)
+	if p == nil {
+		snap.ResumePrompt.CurrentState = "no project is bound to this session; `ctx load N` binds one"
+		return snap
+	}
+	rs := ws.ReadResume(p)
+	snap.Project = &SnapshotProject{ID: p.ID, Name: p.Name, Path: p.Path, Progress: p.Progress}
+	snap.Resume = rs.Frontmatter
+	if rs.Exists {
+		snap.ResumePath = rs.Path
+	}
+	snap.ResumePrompt.LastAction = rs.LastSession
+	state := fmt.Sprintf("%d/%d tasks done (%d%%)", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
+	if rs.NextAction != "" {
+		state += "; next action: " + rs.NextAction
+	}
+	snap.ResumePrompt.CurrentState = state
+	for _, t := range markdown.Pending(p.Tasks, pendingInSnapshot) {
+		snap.ResumePrompt.PendingTasks = append(snap.ResumePrompt.PendingTasks, t.Text)
+	}
+	return snap
+}
+
+// FinalizeJournal finalizes the session's wind-down journal, if one is open, with a
+// snapshot of the session's state; minimal only archives it.
+func FinalizeJournal(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, minimal bool, now time.Time) (archived, snapshotID string, err error) {
+	j := OpenJournal(ws.StatePath("sessions"), sessionID)
+	if !j.Active() {
+		return "", "", nil
+	}
+	var snap *Snapshot
+	if !minimal {
+		snap = CurrentSnapshot(ws, BoundProject(ws, sessionID), sessionID, trigger, usage, now)
+	}
+	return j.Finalize(now, snap, minimal)
+}
+
+// RecoverJournals finalizes journals a crash left behind: this session's own (a new
+// start means its last cycle never finished) and other sessions' untouched for hours.
+// It returns the archives it made.
+func RecoverJournals(ws *loader.Workspace, sessionID string, now time.Time, deadline time.Time) ([]string, error) {
+	dir := ws.StatePath("sessions")
+	all, err := Orphans(dir, "")
+	if err != nil {
+		return nil, err
+	}
+	var archived []string
+	for _, j := range all {
+		if time.Now().After(deadline) {
+			break
+		}
+		if j.SessionID != sessionID {
+			fi, err := os.Stat(j.Path())
+			if err != nil || now.Sub(fi.ModTime()) < orphanAge {
+				continue
+			}
+		}
+		path, _, err := j.Finalize(now, CurrentSnapshot(ws, BoundProject(ws, j.SessionID), j.SessionID, TriggerSessionEnd, nil, now), false)
+		if err != nil {
+			return archived, err
+		}
+		if path != "" {
+			archived = append(archived, path)
+		}
+	}
+	return archived, nil
+}

@@ -1,0 +1,313 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/usage"
+)
+
+// What the hooks keep of what they record: enough to tell what happened, never whole
+// files or messages.
+const (
+	promptKept   = 500
+	messageKept  = 200
+	commandKept  = 200
+	summaryWidth = 120
+)
+
+// UsageConfig reads the usage: section of the workspace's config.
+func UsageConfig(ws *loader.Workspace) (usage.Config, error) {
+	var cfg usage.Config
+	if err := ws.ConfigSection("usage", &cfg); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("%s: usage: %w", ws.Rel(ws.StatePath("config.yaml")), err)
+	}
+	return cfg, nil
+}
+
+// ReadUsage reads the context usage from a transcript with the workspace's settings.
+func ReadUsage(ws *loader.Workspace, transcript string) (*usage.Usage, error) {
+	cfg, err := UsageConfig(ws)
+	if err != nil {
+		return nil, err
+	}
+	return usage.Read(transcript, cfg)
+}
+
+// SnapshotUsage is what a snapshot records of usage: tokens against the budget up to
+// compaction, the figure the thresholds are fractions of.
+func SnapshotUsage(u *usage.Usage) *ContextUsage {
+	if u == nil {
+		return nil
+	}
+	return &ContextUsage{TokensUsed: u.TokensUsed, TokensTotal: u.Budget, Percentage: round1(u.PercentOfBudget)}
+}
+
+func round1(f float64) float64 { return float64(int(f*10+0.5)) / 10 }
+
+// Prompt is what the UserPromptSubmit hook knows.
+type Prompt struct {
+	SessionID      string
+	TranscriptPath string
+	Prompt         string
+	Paused         bool
+	Now            time.Time
+}
+
+// OnPrompt runs the usage part of the UserPromptSubmit hook: read usage, and once per
+// compaction cycle nudge at the warn threshold or auto-save at the auto-save
+// threshold; while a journal is open, record the prompt. It returns the lines for the
+// agent (none while paused: the save still happens, quietly).
+func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
+	var (
+		u    *usage.Usage
+		uerr error
+	)
+	if in.TranscriptPath != "" {
+		u, uerr = ReadUsage(ws, in.TranscriptPath)
+		if errors.Is(uerr, os.ErrNotExist) {
+			uerr = nil // a new session's transcript may not be written yet
+		}
+	}
+	var out []string
+	if u != nil {
+		action := ""
+		pct := u.PercentOfBudget / 100
+		_, err := Cycles{StateDir: ws.StatePath("state")}.Update(in.SessionID, func(c *Cycle) error {
+			c.TranscriptPath, c.LastPercent, c.LastTokens, c.UpdatedAt = in.TranscriptPath, u.PercentOfBudget, u.TokensUsed, in.Now.UTC()
+			switch {
+			case pct >= u.AutoSaveAt && !c.AutoSaved:
+				c.AutoSaved, c.Warned, action = true, true, "auto-save"
+			case pct >= u.WarnAt && !c.Warned:
+				c.Warned, action = true, "warn"
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		switch action {
+		case "warn":
+			out = append(out, fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction (%s of %s tokens). Save progress soon: `ctx save --summary \"...\" --next \"...\"`.",
+				u.PercentOfBudget, thousands(u.TokensUsed), thousands(u.Budget)))
+		case "auto-save":
+			line, err := autoSaveAtThreshold(ws, in, u)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, line)
+		}
+	}
+	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
+	if err := j.Append(in.Now, LineUserMessage, percentOf(u), map[string]string{"prompt": clip(in.Prompt, promptKept)}); err != nil {
+		return nil, err
+	}
+	if in.Paused {
+		out = nil
+	}
+	return out, uerr
+}
+
+func autoSaveAtThreshold(ws *loader.Workspace, in Prompt, u *usage.Usage) (string, error) {
+	res, err := AutoSave(ws, in.SessionID, TriggerAuto, SnapshotUsage(u), 0, in.Now)
+	if err != nil {
+		return "", err
+	}
+	pct := u.PercentOfBudget
+	_, err = OpenJournal(ws.StatePath("sessions"), in.SessionID).Start(in.Now, &pct, map[string]any{
+		"reason": "auto-save threshold", "tokens_used": u.TokensUsed, "snapshot_id": res.SnapshotID,
+	})
+	if err != nil {
+		return "", err
+	}
+	if res.Project == nil {
+		return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction: saved a workspace snapshot (%s). No project is bound to this session, so no _resume.md was updated: run `ctx load N` to bind one, then `ctx save`.",
+			pct, res.SnapshotID), nil
+	}
+	return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction: saved progress to %s (snapshot %s) and started a wind-down journal. Finish the current step, then run `ctx save --summary \"...\" --next \"...\"` so the next session knows exactly where to pick up.",
+		pct, res.ResumePath, res.SnapshotID), nil
+}
+
+func percentOf(u *usage.Usage) *float64 {
+	if u == nil {
+		return nil
+	}
+	p := round1(u.PercentOfBudget)
+	return &p
+}
+
+// lastPercent is the usage the hooks last saw for the session (nil when none).
+func lastPercent(ws *loader.Workspace, sessionID string) *float64 {
+	c, err := Cycles{StateDir: ws.StatePath("state")}.Get(sessionID)
+	if err != nil || c.UpdatedAt.IsZero() {
+		return nil
+	}
+	p := round1(c.LastPercent)
+	return &p
+}
+
+// ToolCall is what the PostToolUse hook knows.
+type ToolCall struct {
+	SessionID string
+	Tool      string
+	Input     json.RawMessage
+	Now       time.Time
+}
+
+// OnToolCall records a tool call in an open journal, and binds the session to a
+// project when the call touched a file under 02-projects/NN-slug/ and the session has
+// no project yet. It returns the project bound, if it bound one.
+func OnToolCall(ws *loader.Workspace, in ToolCall) (string, error) {
+	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
+	if err := j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
+		"tool": in.Tool, "summary": ToolSummary(in.Tool, in.Input),
+	}); err != nil {
+		return "", err
+	}
+	path := toolPath(in.Input)
+	if path == "" || in.SessionID == UnknownSession {
+		return "", nil
+	}
+	b := Bindings{StateDir: ws.StatePath("state")}
+	if existing, err := b.Lookup(in.SessionID); err != nil || existing != nil {
+		return "", err
+	}
+	id := projectOf(ws, path)
+	if id == "" {
+		return "", nil
+	}
+	p, err := ws.Resolve(id)
+	if err != nil {
+		var nf *loader.NotFoundError
+		var amb *loader.AmbiguousError
+		if errors.As(err, &nf) || errors.As(err, &amb) {
+			return "", nil
+		}
+		return "", err
+	}
+	return p.ID, b.Bind(Binding{SessionID: in.SessionID, ProjectID: p.ID, Path: p.Path, BoundAt: in.Now.UTC()})
+}
+
+// projectOf returns the workspace-relative folder of the project holding path
+// ("02-projects/07-x" or "02-projects/00-onboarding/03-y"), or "".
+func projectOf(ws *loader.Workspace, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(ws.Root, path)
+	}
+	rel, err := filepath.Rel(ws.ProjectsPath(), filepath.Clean(path))
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) >= 3 && parts[0] == loader.OnboardingDir {
+		return filepath.ToSlash(filepath.Join(ws.Config.ProjectsDir, parts[0], parts[1]))
+	}
+	if len(parts) < 2 || !isProjectFolder(parts[0]) {
+		return ""
+	}
+	return filepath.ToSlash(filepath.Join(ws.Config.ProjectsDir, parts[0]))
+}
+
+func isProjectFolder(name string) bool {
+	i := 0
+	for i < len(name) && name[i] >= '0' && name[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(name)-1 && name[i] == '-'
+}
+
+// toolPath is the file a tool call names, if any.
+func toolPath(input json.RawMessage) string {
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Path         string `json:"path"`
+	}
+	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	return firstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
+}
+
+// ToolSummary is a short line for a tool call: the file, command or pattern it names,
+// never whole contents.
+func ToolSummary(tool string, input json.RawMessage) string {
+	var in map[string]any
+	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
+		return tool
+	}
+	for _, key := range []string{"file_path", "notebook_path", "command", "pattern", "url", "query", "path", "description", "prompt"} {
+		if s, ok := in[key].(string); ok && s != "" {
+			return clip(oneLine(s), summaryWidth)
+		}
+	}
+	return tool
+}
+
+// OnStop records the agent's last message (its start) in an open journal.
+func OnStop(ws *loader.Workspace, sessionID, message string, now time.Time) error {
+	j := OpenJournal(ws.StatePath("sessions"), sessionID)
+	return j.Append(now, LineAssistantResponse, lastPercent(ws, sessionID), map[string]string{"text": clip(message, messageKept)})
+}
+
+// OnPreCompact saves before a compaction: an auto-save when none happened in this
+// cycle (counting the compaction in it), else only the compaction count; then it
+// finalizes the journal and starts a new cycle.
+func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, now time.Time) error {
+	var u *usage.Usage
+	if transcript != "" {
+		u, _ = ReadUsage(ws, transcript)
+	}
+	cycles := Cycles{StateDir: ws.StatePath("state")}
+	cur, err := cycles.Get(sessionID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if !cur.AutoSaved {
+		_, err = AutoSave(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), 1, now)
+	} else {
+		err = CountCompaction(ws, sessionID, SnapshotUsage(u), now)
+	}
+	errs = append(errs, err)
+	j := OpenJournal(ws.StatePath("sessions"), sessionID)
+	errs = append(errs, j.Append(now, LineSystemEvent, percentOf(u), map[string]string{"event": "compaction", "trigger": trigger}))
+	_, _, err = FinalizeJournal(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), false, now)
+	errs = append(errs, err)
+	_, err = cycles.Update(sessionID, func(c *Cycle) error {
+		c.Number++
+		c.Warned, c.AutoSaved = false, false
+		return nil
+	})
+	errs = append(errs, err)
+	return errors.Join(errs...)
+}
+
+// OnSessionEnd finalizes the session's journal.
+func OnSessionEnd(ws *loader.Workspace, sessionID string, now time.Time) error {
+	var u *ContextUsage
+	if c, err := (Cycles{StateDir: ws.StatePath("state")}).Get(sessionID); err == nil && c.TranscriptPath != "" {
+		if uu, err := ReadUsage(ws, c.TranscriptPath); err == nil {
+			u = SnapshotUsage(uu)
+		}
+	}
+	_, _, err := FinalizeJournal(ws, sessionID, TriggerSessionEnd, u, false, now)
+	return err
+}
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

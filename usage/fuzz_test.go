@@ -1,0 +1,43 @@
+package usage
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzRead feeds arbitrary bytes to the tail reader as a transcript, read in chunks of
+// every size: it must never panic, never report negative tokens, and always agree with a
+// plain forward reading of the lines.
+func FuzzRead(f *testing.F) {
+	for _, seed := range []string{
+		laterAssistant,
+		laterAssistant + laterAssistant[:40],
+		`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":250000,"postTokens":9000}}` + "\n",
+		`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":1}}`,
+		`{"type":"assistant","isSidechain":true,"message":{"model":"m","usage":{"input_tokens":5}}}` + "\n",
+		`{"type":"assistant","isApiErrorMessage":true,"message":{"model":"<synthetic>","usage":{"input_tokens":0}}}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":-9223372036854775808,"cache_read_input_tokens":9223372036854775807}}}`,
+		`{"type":"assistant","message":{"usage":{"input_tokens":1e3}}}`,
+		"\n\n\r\n{\"type\":\"assistant\"",
+		"",
+	} {
+		f.Add([]byte(seed), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
+		lim := limits{firstChunk: 1 + int(chunk%32), maxChunk: 64, maxLine: 256}
+		got, err := scan(bytes.NewReader(data), int64(len(data)), lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := forward(data, lim.maxLine); got != want {
+			t.Fatalf("backward %+v, forward %+v", got, want)
+		}
+		u, err := readTail(bytes.NewReader(data), int64(len(data)), Config{}, defaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.TokensUsed < 0 || u.Budget <= 0 || u.PercentOfBudget < 0 {
+			t.Fatalf("impossible usage %+v", *u)
+		}
+	})
+}

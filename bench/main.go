@@ -51,16 +51,30 @@ func cases(ws string, projects int) []benchCase {
 		},
 		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond},
 		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 15 * time.Millisecond},
-		{
-			name: "system check-context-size", args: []string{"system", "check-context-size"},
-			env:    append([]string{"XDG_RUNTIME_DIR=" + ws}, wsEnv...),
-			stdin:  `{"session_id":"bench-1","transcript_path":"","cwd":"` + ws + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
-			target: 5 * time.Millisecond,
-		},
+		promptCase("system check-context-size (1 MB transcript)", ws, filepath.Join(ws, transcript1MB)),
+		promptCase("system check-context-size (200 MB transcript)", ws, filepath.Join(ws, transcript200MB)),
 		{
 			name: "save -p 1 (5,000-task steps)", args: []string{"save", "-p", "1", "--summary", "bench", "--decision", "measured"},
 			env: wsEnv, target: 30 * time.Millisecond,
 		},
+	}
+}
+
+// Transcripts for the hook cases, written into the workspace by the generator.
+const (
+	transcript1MB   = "transcript-1mb.jsonl"
+	transcript200MB = "transcript-200mb.jsonl"
+)
+
+// promptCase is the UserPromptSubmit hook reading usage from a transcript, as Claude
+// Code runs it on every prompt; usage sits below the thresholds, so it measures the
+// read, not a save.
+func promptCase(name, ws, transcript string) benchCase {
+	return benchCase{
+		name: name, args: []string{"system", "check-context-size"},
+		env:    []string{"CTX_WORKSPACE=" + ws, "XDG_RUNTIME_DIR=" + ws},
+		stdin:  `{"session_id":"bench-1","transcript_path":"` + transcript + `","cwd":"` + ws + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
+		target: 5 * time.Millisecond,
 	}
 }
 
@@ -204,7 +218,16 @@ func generateWorkspace(dir string, projects int) error {
 		return err
 	}
 	steps := filepath.Join(dir, "02-projects", fixture.ProjectID(1), "01-planning", "steps.md")
-	return os.WriteFile(steps, fixture.StepsFile(bigSteps), 0o644)
+	if err := os.WriteFile(steps, fixture.StepsFile(bigSteps), 0o644); err != nil {
+		return err
+	}
+	for name, size := range map[string]int{transcript1MB: 1 << 20, transcript200MB: 200 << 20} {
+		o := fixture.TranscriptOptions{Bytes: size, FinalTokens: 60_000}
+		if err := fixture.WriteTranscript(filepath.Join(dir, name), o); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // build compiles ./cmd/ctx from the module root, so the bench works from any folder in it.

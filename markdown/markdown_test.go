@@ -4,6 +4,12 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 func TestTasksGrammar(t *testing.T) {
@@ -188,6 +194,49 @@ func FuzzSections(f *testing.F) {
 				t.Fatalf("bad span %+v (prev %d, len %d)", s, prev, len(data))
 			}
 			prev = s.Start
+		}
+	})
+}
+
+// FuzzTasksMatchGoldmark checks ctx's checkbox parser against goldmark's own task-list
+// extension: the same tasks, in the same state, on the same lines.
+func FuzzTasksMatchGoldmark(f *testing.F) {
+	for _, seed := range []string{"- [ ] a\n- [x] b\n", "1. [X] a\n   * [\t] b\n", "- [y] no\n- [ ]\n- []\n", "> - [ ] quoted\n", "- a\n  - [x] nested\n"} {
+		f.Add([]byte(seed))
+	}
+	reference := goldmark.New(goldmark.WithExtensions(extension.TaskList)).Parser()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		type task struct {
+			line int
+			done bool
+		}
+		var want []task
+		doc := reference.Parse(text.NewReader(src))
+		lines := newLineIndex(src)
+		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if cb, ok := n.(*extast.TaskCheckBox); ok && entering {
+				l := 0
+				if seg := cb.Parent().Lines(); seg.Len() > 0 {
+					l = lines.lineOf(seg.At(0).Start)
+				}
+				want = append(want, task{l, cb.IsChecked})
+			}
+			return ast.WalkContinue, nil
+		})
+		var got []task
+		for _, tk := range Tasks(src) {
+			got = append(got, task{tk.Line, tk.Done})
+		}
+		if openingLine(src) != 0 || bytes.HasPrefix(src, bom) {
+			return // ctx blanks a frontmatter and a BOM first; the reference does not
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d tasks, goldmark's extension finds %d in %q", len(got), len(want), src)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("task %d: %+v, goldmark's extension: %+v in %q", i, got[i], want[i], src)
+			}
 		}
 	})
 }

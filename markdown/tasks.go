@@ -6,9 +6,10 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Task is one checkbox item of a steps file.
@@ -29,7 +30,49 @@ type Heading struct {
 
 // taskParser reads the one checkbox grammar of ctx: list items (-, *, + or 1.) opening
 // with [ ], [x] or [X], as Markdown structure, so a checkbox in a code block is not a task.
-var taskParser = goldmark.New(goldmark.WithExtensions(extension.TaskList)).Parser()
+// It is goldmark's CommonMark parser with goldmark's task-list node; the checkbox parser
+// is the few lines below rather than goldmark's extension package, whose start-up
+// (compiling the regular expressions of every extension) costs each hook process half
+// a millisecond.
+var taskParser = goldmark.New(goldmark.WithParserOptions(
+	parser.WithInlineParsers(util.Prioritized(checkboxParser{}, 0)),
+)).Parser()
+
+// checkboxParser recognises "[ ]", "[x]" or "[X]" opening a list item's first
+// paragraph, as GitHub's task lists do.
+type checkboxParser struct{}
+
+func (checkboxParser) Trigger() []byte { return []byte{'['} }
+
+func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	// Only the very start of a list item's first block holds a checkbox.
+	if parent.Parent() == nil || parent.Parent().FirstChild() != parent || parent.HasChildren() {
+		return nil
+	}
+	if _, ok := parent.Parent().(*ast.ListItem); !ok {
+		return nil
+	}
+	line, _ := block.PeekLine()
+	if len(line) < 3 || line[0] != '[' || line[2] != ']' {
+		return nil
+	}
+	var checked bool
+	switch line[1] {
+	case 'x', 'X':
+		checked = true
+	case ' ', '\t', '\n', '\r', '\f': // RE2's \s, as goldmark's own pattern uses
+	default:
+		return nil
+	}
+	n := 3
+	for n < len(line) && (line[n] == ' ' || line[n] == '\t' || line[n] == '\n' || line[n] == '\r' || line[n] == '\f') {
+		n++
+	}
+	block.Advance(n)
+	return extast.NewTaskCheckBox(checked)
+}
+
+func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}
 
 // Tasks returns every checkbox task of a Markdown document, in document order.
 func Tasks(src []byte) []Task {

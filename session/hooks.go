@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
 		}
 	}
 	var out []string
-	if u != nil {
+	if u != nil && cycleChanges(ws, in, u) {
 		action := ""
 		pct := u.PercentOfBudget / 100
 		_, err := Cycles{StateDir: ws.StatePath("state")}.Update(in.SessionID, func(c *Cycle) error {
@@ -115,6 +116,20 @@ func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
 		out = nil
 	}
 	return out, uerr
+}
+
+// cycleChanges reports, without a lock, whether this prompt changes the session's cycle:
+// a threshold not yet acted on, another transcript, or usage moved by a point or more.
+// Most prompts change nothing, and skipping the locked write keeps the hook fast; when
+// something does change, Update decides again under the lock.
+func cycleChanges(ws *loader.Workspace, in Prompt, u *usage.Usage) bool {
+	c, err := Cycles{StateDir: ws.StatePath("state")}.Get(in.SessionID)
+	if err != nil || c.UpdatedAt.IsZero() {
+		return true
+	}
+	pct := u.PercentOfBudget / 100
+	return (pct >= u.AutoSaveAt && !c.AutoSaved) || (pct >= u.WarnAt && !c.Warned) ||
+		c.TranscriptPath != in.TranscriptPath || math.Abs(c.LastPercent-u.PercentOfBudget) >= 1
 }
 
 func autoSaveAtThreshold(ws *loader.Workspace, in Prompt, u *usage.Usage) (string, error) {

@@ -43,8 +43,7 @@ func addSaveFlags(cmd *cobra.Command, opts *saveOptions) {
 }
 
 func newSaveCmd(app *App, runF func(*saveOptions) error) *cobra.Command {
-	opts := &saveOptions{App: app}
-	cmd := &cobra.Command{
+	return newSaveOrCloseCmd(app, false, runF, &cobra.Command{
 		Use:   "save",
 		Short: "Save progress to the project's _resume.md",
 		Long: `Save progress: update the project's save point (01-planning/_resume.md,
@@ -60,21 +59,11 @@ file stays byte for byte as it was.`,
 		Example: `  ctx save --summary "wired the address form to the API" --next "validate card expiry"
   ctx save -p 1 --decision "use Stripe Elements for card input" --file src/pay.ts
   ctx save --json`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSave(opts)
-		},
-	}
-	addSaveFlags(cmd, opts)
-	return cmd
+	})
 }
 
 func newCloseCmd(app *App, runF func(*saveOptions) error) *cobra.Command {
-	opts := &saveOptions{App: app, Close: true}
-	cmd := &cobra.Command{
+	return newSaveOrCloseCmd(app, true, runF, &cobra.Command{
 		Use:   "close",
 		Short: "Close the session: save, count it, and summarise",
 		Long: `Close the session: everything 'ctx save' does, plus session_count + 1 and a
@@ -82,13 +71,19 @@ closed Session History entry ("Session N: summary, date"), then a closing
 summary of where the project stands.`,
 		Example: `  ctx close --summary "payment form done; 3-D Secure next"
   ctx close -p checkout --next "handle the 3-D Secure challenge"`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSave(opts)
-		},
+	})
+}
+
+// newSaveOrCloseCmd completes the command of save or close: both take the same flags
+// and run the same save.
+func newSaveOrCloseCmd(app *App, closing bool, runF func(*saveOptions) error, cmd *cobra.Command) *cobra.Command {
+	opts := &saveOptions{App: app, Close: closing}
+	cmd.Args = usageArgs(cobra.NoArgs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if runF != nil {
+			return runF(opts)
+		}
+		return runSave(opts)
 	}
 	addSaveFlags(cmd, opts)
 	return cmd

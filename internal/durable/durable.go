@@ -20,8 +20,19 @@ const TempPrefix = ".ctx-tmp-"
 
 // WriteFile replaces path with data atomically: a temporary file in the same folder is
 // written, synced and renamed over path, then the folder is synced. A reader sees the old
-// or the new content, never a mix.
+// or the new content, never a mix, and after a crash the file is one or the other.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// ReplaceFile replaces path with data atomically (temp file and rename) without
+// syncing: for runtime markers and state that a crash may lose but a reader must never
+// see half written.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm, false)
+}
+
+func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -31,52 +42,25 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmpName := tmp.Name()
-	fail := func(err error) error {
-		_ = tmp.Close()
-		_ = os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
+	if err == nil && durable {
+		err = tmp.Sync()
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	if err == nil {
+		err = os.Rename(tmpName, path)
 	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		_ = os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-// ReplaceFile replaces path with data atomically (temp file and rename) without
-// syncing: for runtime markers that a crash may lose but a reader must never see half
-// written.
-func ReplaceFile(path string, data []byte, perm os.FileMode) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-*")
 	if err != nil {
+		_ = os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), perm)); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+	if durable {
+		return syncDir(dir)
 	}
 	return nil
 }

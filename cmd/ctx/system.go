@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/gitstate"
+	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
@@ -205,8 +208,46 @@ func hookCleanupTmp(h *hookRun) error {
 	return nil
 }
 
+// hookBlockDangerous denies a destructive Bash command with a reason the agent can act
+// on. It ignores the pause: it is a guard, not a nudge.
 func hookBlockDangerous(h *hookRun) error {
+	if h.Payload.ToolName != "Bash" {
+		return nil
+	}
+	command := h.Payload.Command()
+	if command == "" {
+		return nil
+	}
+	var cfg guard.Config
+	if err := h.WS.ConfigSection("guard", &cfg); err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
+	rules, err := guard.New(cfg, guard.Env{
+		Home:      home,
+		Workspace: h.WS.Root,
+		Cwd:       firstNonEmpty(h.Payload.Cwd, h.WS.Root),
+		Dirty:     gitDirty,
+	})
+	if err != nil {
+		return err
+	}
+	if v := rules.Check(command); v.Deny {
+		return hook.WriteDeny(h.Out, "ctx: "+v.Reason)
+	}
 	return nil
+}
+
+// gitDirty reports whether the repository holding dir has uncommitted work; when git
+// cannot tell, it says yes, so the guard errs towards keeping the work.
+func gitDirty(dir string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), gitstate.Timeout)
+	defer cancel()
+	st, err := gitstate.Read(ctx, dir)
+	if err != nil {
+		return true
+	}
+	return st != nil && len(st.Dirty) > 0
 }
 
 // Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's

@@ -1,0 +1,329 @@
+package guard
+
+import (
+	"slices"
+	"strings"
+)
+
+// unwrapped is the command a chain of wrappers such as `sudo env X=1 nice` runs.
+type unwrapped struct {
+	args []arg // the command and its arguments; empty when the wrapper runs none
+	// cwd is the folder a wrapper switches to (sudo -D, env -C), when cwdSet.
+	cwd    string
+	cwdSet bool
+	// script is a command line the wrapper splits and runs (env -S), when hasScript.
+	script    string
+	hasScript bool
+}
+
+// wrapper describes a command that runs another one: which of its short options
+// (letters) and long options take a value, and whether it accepts NAME=value words
+// before the command.
+type wrapper struct {
+	shortValue string   // options that take a value, attached or as the next word
+	optValue   string   // options whose value can only be attached, such as xargs -i{}
+	longValue  []string // long options whose value may be the next word
+	assigns    bool     // NAME=value words may precede the command
+}
+
+var wrappers = map[string]wrapper{
+	"sudo":    {shortValue: "ugCDprtTUR", longValue: []string{"user", "group", "close-from", "chdir", "chroot", "prompt", "role", "type", "command-timeout", "other-user", "host"}, assigns: true},
+	"doas":    {shortValue: "uCa"},
+	"env":     {shortValue: "uCSP", longValue: []string{"unset", "chdir", "split-string"}, assigns: true},
+	"command": {},
+	"builtin": {},
+	"exec":    {shortValue: "a"},
+	"nohup":   {},
+	"time":    {shortValue: "fo", longValue: []string{"format", "output"}},
+	"nice":    {shortValue: "n", longValue: []string{"adjustment"}},
+	"timeout": {shortValue: "sk", longValue: []string{"signal", "kill-after"}},
+	"stdbuf":  {shortValue: "ioe", longValue: []string{"input", "output", "error"}},
+	"busybox": {},
+	"xargs": {
+		shortValue: "adEILnPs", optValue: "eil",
+		longValue: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+	},
+}
+
+// unwrap strips the wrappers from args. The loop is bounded by the words it consumes.
+func (c *checker) unwrap(args []arg, sc *scope) unwrapped {
+	u := unwrapped{cwd: sc.cwd}
+	for len(args) > 0 && args[0].known {
+		name := commandName(args[0].s)
+		w, ok := wrappers[name]
+		if !ok {
+			break
+		}
+		noCommand := false
+		rest := options(args[1:], w, func(opt, value string) {
+			switch {
+			case opt == "v" || opt == "V":
+				// command -v names a command without running it.
+				noCommand = noCommand || name == "command"
+			case (opt == "D" || opt == "chdir") && name == "sudo",
+				(opt == "C" || opt == "chdir") && name == "env":
+				u.cwd, u.cwdSet = (&scope{cwd: u.cwd}).abs(value), true
+			case (opt == "S" || opt == "split-string") && name == "env":
+				u.script, u.hasScript = value, true
+			}
+		})
+		if noCommand {
+			return unwrapped{}
+		}
+		if w.assigns {
+			for len(rest) > 0 && rest[0].known && (isAssignment(rest[0].s) || rest[0].s == "-") {
+				rest = rest[1:]
+			}
+		}
+		if name == "timeout" && len(rest) > 0 {
+			rest = rest[1:] // the duration
+		}
+		if u.hasScript {
+			// env -S splits its string into words that come before the remaining ones.
+			u.script += " " + joinArgs(rest)
+			return u
+		}
+		args = rest
+	}
+	u.args = args
+	return u
+}
+
+// options consumes the options at the start of args, reporting each with its value, and
+// returns the words after them. Parsing stops at "--" or at the first word that is not
+// an option, as the wrappers themselves do.
+func options(args []arg, w wrapper, visit func(opt, value string)) []arg {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if !a.known {
+			break
+		}
+		s := a.s
+		if s == "--" {
+			i++
+			break
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		i++
+		if strings.HasPrefix(s, "--") {
+			name, value, hasValue := strings.Cut(s[2:], "=")
+			if !hasValue && slices.Contains(w.longValue, name) && i < len(args) {
+				value = args[i].s
+				i++
+			}
+			visit(name, value)
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			opt := s[j : j+1]
+			if strings.Contains(w.optValue, opt) {
+				visit(opt, s[j+1:])
+				break
+			}
+			if strings.Contains(w.shortValue, opt) {
+				value := s[j+1:]
+				if value == "" && i < len(args) {
+					value = args[i].s
+					i++
+				}
+				visit(opt, value)
+				break
+			}
+			visit(opt, "")
+		}
+	}
+	return args[i:]
+}
+
+// isAssignment reports whether s is a NAME=value word.
+func isAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	shells     = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
+	sqlClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "cockroach": true, "duckdb": true}
+	// containerRunners run a command inside a container; the SQL client is found among
+	// their arguments, as in `docker exec db psql -c '...'`.
+	containerRunners = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "kubectl": true, "oc": true}
+)
+
+// command checks one command with its arguments, as resolved words. in is its stdin
+// when known, and text is how a reason quotes it.
+func (c *checker) command(args []arg, in input, sc *scope, text string) {
+	if c.done() || len(args) == 0 || c.rules.allowed(args) {
+		return
+	}
+	if d, ok := c.rules.denied(args); ok {
+		c.denyConfig(d, text)
+		return
+	}
+	u := c.unwrap(args, sc)
+	if u.cwdSet {
+		sc = sc.sub()
+		sc.cwd = u.cwd
+	}
+	if u.hasScript {
+		c.script(u.script, sc.sub())
+		return
+	}
+	args = u.args
+	if len(args) == 0 || !args[0].known {
+		return
+	}
+	if d, ok := c.rules.denied(args); ok {
+		c.denyConfig(d, text)
+		return
+	}
+	switch name := commandName(args[0].s); {
+	case name == "rm":
+		c.rm(args, sc, text)
+	case name == "git":
+		c.git(args, sc, text)
+	case name == "dd":
+		c.dd(args, sc, text)
+	case name == "tee":
+		c.tee(args, sc, text)
+	case isMkfs(name):
+		c.deny(ruleMkfs, "Refused "+text+": it formats a filesystem, erasing everything on the target device; ask the user to run it themselves if it is really needed.")
+	case sqlClients[name]:
+		c.sql(args, in, text)
+	case containerRunners[name]:
+		for i, a := range args[1:] {
+			if a.known && sqlClients[commandName(a.s)] {
+				c.sql(args[i+1:], in, text)
+				break
+			}
+		}
+	case shells[name]:
+		c.shell(args, in, sc)
+	case name == "eval":
+		// eval runs in the current shell, so what it changes (cd, variables) stays.
+		c.script(joinArgs(args[1:]), sc)
+	case name == "trap":
+		c.trap(args, sc)
+	case name == "find":
+		c.find(args, sc, text)
+	case name == "cd" || name == "pushd":
+		c.cd(args, sc)
+	case name == "popd":
+		sc.cwd = ""
+	}
+}
+
+// shell checks what bash, sh and the like run: the script of -c, or the script they
+// read on stdin when given no script file. A script file cannot be checked.
+func (c *checker) shell(args []arg, in input, sc *scope) {
+	i := 1
+	inline, fromStdin := false, false
+	for i < len(args) {
+		a := args[i]
+		if !a.known {
+			break
+		}
+		s := a.s
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			i++
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if len(s) < 2 || s[0] != '-' && s[0] != '+' {
+			break
+		}
+		i++
+		if s[0] == '-' && strings.Contains(s, "c") {
+			inline = true
+		}
+		if s[0] == '-' && strings.Contains(s, "s") {
+			fromStdin = true
+		}
+		if strings.ContainsAny(s, "oO") {
+			i++ // -o pipefail, -O extglob: the option's name
+		}
+	}
+	switch {
+	case inline:
+		if i < len(args) {
+			c.script(args[i].s, sc.sub())
+		}
+	case (i >= len(args) || fromStdin) && in.ok:
+		c.script(in.text, sc.sub())
+	}
+}
+
+// trap checks the action of `trap 'action' SIGNAL...`, which runs later as a script.
+func (c *checker) trap(args []arg, sc *scope) {
+	rest := args[1:]
+	for len(rest) > 0 && rest[0].known && (rest[0].s == "-p" || rest[0].s == "-l" || rest[0].s == "--") {
+		rest = rest[1:]
+	}
+	if len(rest) >= 2 {
+		c.script(rest[0].s, sc.sub())
+	}
+}
+
+// find checks the commands of -exec, -execdir, -ok and -okdir. Their {} stands for
+// files find chooses, which the guard does not know.
+func (c *checker) find(args []arg, sc *scope, text string) {
+	for i := 1; i < len(args); i++ {
+		switch args[i].s {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		start := i + 1
+		end := start
+		for end < len(args) && (!args[end].known || args[end].s != ";" && args[end].s != "+") {
+			end++
+		}
+		c.command(args[start:end], input{}, sc, text)
+		i = end
+	}
+}
+
+// cd follows the working folder through `cd dir && ...`, so that `cd / && rm -rf *` is
+// seen for what it deletes. An unknown folder makes relative paths unknown.
+func (c *checker) cd(args []arg, sc *scope) {
+	rest := args[1:]
+	for len(rest) > 0 && rest[0].known && len(rest[0].s) > 1 && rest[0].s[0] == '-' {
+		if rest[0].s == "--" {
+			rest = rest[1:]
+			break
+		}
+		rest = rest[1:]
+	}
+	switch {
+	case len(rest) == 0:
+		sc.cwd = c.rules.env.Home
+	case !rest[0].known || rest[0].s == "-" || strings.HasPrefix(rest[0].s, "+"):
+		sc.cwd = ""
+	default:
+		sc.cwd = sc.abs(rest[0].s)
+	}
+}
+
+func isMkfs(name string) bool {
+	switch name {
+	case "mkfs", "mke2fs", "mkdosfs", "mkntfs", "newfs":
+		return true
+	}
+	return strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "newfs_")
+}

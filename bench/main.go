@@ -54,6 +54,13 @@ func cases(ws string, projects int) []benchCase {
 		promptCase("system check-context-size (1 MB transcript)", ws, filepath.Join(ws, transcript1MB)),
 		promptCase("system check-context-size (200 MB transcript)", ws, filepath.Join(ws, transcript200MB)),
 		{
+			name: "system block-dangerous-commands", args: []string{"system", "block-dangerous-commands"},
+			env: wsEnv,
+			stdin: `{"session_id":"bench-1","cwd":"` + ws + `","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+				`"tool_input":{"command":"cd 02-projects && grep -rn TODO . | sort | head -20 && bash -c 'rm -rf ./build'"}}`,
+			target: 5 * time.Millisecond,
+		},
+		{
 			name: "save -p 1 (5,000-task steps)", args: []string{"save", "-p", "1", "--summary", "bench", "--decision", "measured"},
 			env: wsEnv, target: 30 * time.Millisecond,
 		},

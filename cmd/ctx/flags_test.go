@@ -2,7 +2,10 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 func TestSaveAndCloseFlagsReachTheOptions(t *testing.T) {
@@ -28,4 +31,23 @@ func TestSaveAndCloseFlagsReachTheOptions(t *testing.T) {
 			t.Errorf("close=%v: options %+v", closing, got)
 		}
 	}
+}
+
+// Every command's help shows an example; cobra's own help and completion commands aside.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	root := newRootCmd(&App{Getenv: func(string) string { return "" }})
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() == "completion" || c.Name() == "help" {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%q has no example", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

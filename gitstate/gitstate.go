@@ -84,7 +84,7 @@ func Read(ctx context.Context, dir string) (*State, error) {
 
 	// Porcelain v2 carries the branch, the commit and the changed paths in one run;
 	// -z leaves paths unquoted, so spaces and non-ASCII names come through as written.
-	out, err = run(ctx, dir, "status", "--porcelain=v2", "-z", "--branch")
+	out, err = run(ctx, dir, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}

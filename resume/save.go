@@ -53,8 +53,8 @@ type Saved struct {
 // ErrNotWritten wraps every error that left the save point untouched.
 var ErrNotWritten = errors.New("save point not written")
 
-// Save updates (or creates) the project's save point under its lock: it re-reads the
-// file after locking, adds missing template sections, recomputes the fields ctx owns,
+// Save updates (or creates) the project's save point under its lock (kept in
+// .ctx/state/locks, out of the person's folders): it re-reads the file after locking, adds missing template sections, recomputes the fields ctx owns,
 // appends what the change records, and writes atomically. A save point whose
 // frontmatter does not parse is not written; the error names file and line.
 func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
@@ -62,8 +62,12 @@ func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	locks := ws.StatePath("state", "locks")
+	if err := durable.MkdirAll(locks, 0o755); err != nil {
+		return nil, err
+	}
 	var saved *Saved
-	err := durable.WithLock(path, func() error {
+	err := durable.WithLockIn(locks, path, func() error {
 		durable.RemoveStaleTemps(filepath.Dir(path), filepath.Base(path))
 		var err error
 		saved, err = saveLocked(ws, p, c, path)
@@ -244,7 +248,9 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	if phase != "" {
 		e.header(CurrentPhase, phase)
 	}
-	e.header(NextAction, nextAction(p, c))
+	if next, ok := e.d.Header(NextAction); c.Next != "" || !ok || computedNextAction(next) {
+		e.header(NextAction, nextAction(p, c))
+	}
 
 	for _, item := range c.Decisions {
 		e.do(func(d *Document) (*Document, Span, error) {
@@ -340,6 +346,14 @@ func (e *editor) sessionNumber(key string, counted int) int {
 }
 
 var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{3,6}[ \t]+Session (\d+)\b`)
+
+// computedNextRE matches the Next Action lines ctx computes itself; any other text was
+// written by a person or an agent (--next) and is theirs until they change it.
+var computedNextRE = regexp.MustCompile(`^(Task \d+ — .*|All tasks in the steps file are done|Write the steps file|)$`)
+
+func computedNextAction(line string) bool {
+	return computedNextRE.MatchString(strings.TrimSpace(line))
+}
 
 // nextAction is the Next Action line: what the change says, else the current task.
 func nextAction(p *loader.Project, c Change) string {

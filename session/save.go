@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/gitstate"
+	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/markdown"
 	"github.com/ctxtools/ctx/resume"
@@ -118,13 +119,18 @@ func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) 
 	if git == nil || git.Root == "" {
 		return nil
 	}
+	savePoint := ws.Rel(ws.ResumePath(p))
 	var out []string
 	for _, d := range git.Dirty {
 		abs := filepath.Join(git.Root, filepath.FromSlash(d))
 		rel := ws.Rel(abs)
+		base := filepath.Base(rel)
 		switch {
 		case filepath.IsAbs(rel): // outside the workspace
-		case strings.HasPrefix(rel, loader.StateDir+"/"):
+		case rel == loader.StateDir || strings.HasPrefix(rel, loader.StateDir+"/"):
+		case rel == savePoint || strings.HasSuffix(base, ".lock") || strings.HasPrefix(base, durable.TempPrefix):
+			// ctx's own files are not the person's work.
+		case rel == p.Path: // a project folder git does not track yet, as a whole
 		case strings.HasPrefix(rel, p.Path+"/"):
 			out = append(out, strings.TrimPrefix(rel, p.Path+"/"))
 		case strings.HasPrefix(rel, ws.Config.ProjectsDir+"/"):

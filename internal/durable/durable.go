@@ -110,22 +110,28 @@ func WithLock(path string, fn func() error) error {
 	return fn()
 }
 
-// WithOutsideLock is WithLock for files in folders that are not ctx's own (a user's
-// .claude/ folder, often under version control): the lock file lives in the temporary
-// folder, named by this user and a hash of path, instead of beside the file.
-func WithOutsideLock(path string, fn func() error) error {
+// WithLockIn is WithLock with the lock file in dir (named by this user and a hash of
+// path) instead of beside the file: for files in folders that are not ctx's own, such
+// as a person's project folder or .claude/, often under version control, where a stray
+// .lock file would show up as their change.
+func WithLockIn(dir, path string, fn func() error) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	sum := sha256.Sum256([]byte(abs))
-	name := fmt.Sprintf("ctx-%d-%x", os.Getuid(), sum[:8])
-	lock := flock.New(filepath.Join(os.TempDir(), name+".lock"))
+	lock := flock.New(filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])))
 	if err := lock.Lock(); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 	defer func() { _ = lock.Unlock() }()
 	return fn()
+}
+
+// WithOutsideLock is WithLockIn with the lock in the temporary folder, for files with
+// no workspace around them (the user's own Claude Code settings).
+func WithOutsideLock(path string, fn func() error) error {
+	return WithLockIn(os.TempDir(), path, fn)
 }
 
 // MkdirAll creates dir and its parents with perm, like os.MkdirAll, naming dir in the error.

@@ -102,7 +102,7 @@ func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd.Env = gitEnv(os.Environ())
 	// A helper that git starts (fsmonitor, credential) may hold the pipes open after
 	// git is killed; WaitDelay keeps the timeout a real bound.
-	cmd.WaitDelay = 500 * time.Millisecond
+	cmd.WaitDelay = 50 * time.Millisecond
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

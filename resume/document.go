@@ -133,6 +133,19 @@ func (d *Document) findFrontmatter() error {
 	default:
 		return &FrontmatterError{Line: openLine + 1, Msg: "expected key: value lines"}
 	}
+	// ctx edits a value in place and inserts keys as lines: a {...} mapping has no
+	// lines to insert between, and of a key written twice no one knows which counts.
+	if d.mapping.Style&yaml.FlowStyle != 0 {
+		return &FrontmatterError{Line: openLine + d.mapping.Line, Msg: "written as one {...} mapping; ctx edits key: value lines, one per line"}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(d.mapping.Content); i += 2 {
+		k := d.mapping.Content[i]
+		if seen[k.Value] {
+			return &FrontmatterError{Line: openLine + k.Line, Msg: fmt.Sprintf("key %q appears twice", k.Value)}
+		}
+		seen[k.Value] = true
+	}
 	return nil
 }
 

@@ -72,6 +72,7 @@ func TestSetField(t *testing.T) {
 		want  string // a line that must appear
 	}{
 		{"last_updated", time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC), "last_updated: 2026-11-21T09:00:00Z   # kept comment\n"},
+		{"current_phase", time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC), "current_phase: '2026-11-21T09:00:00Z'\n"},
 		{"session_count", 4, "session_count: 4\n"},
 		{"project_name", `New "name"`, `project_name: "New \"name\""` + "\n"},
 		{"current_phase", "review", "current_phase: 'review'\n"},

@@ -172,7 +172,11 @@ func scalarText(value any, style yaml.Style) string {
 	case bool:
 		return strconv.FormatBool(v)
 	case time.Time:
-		return v.UTC().Format(time.RFC3339)
+		text := v.UTC().Format(time.RFC3339)
+		if style == yaml.DoubleQuotedStyle || style == yaml.SingleQuotedStyle {
+			return stringText(text, style)
+		}
+		return text
 	case string:
 		return stringText(v, style)
 	}

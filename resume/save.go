@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -112,6 +113,9 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 	}
 	e := &editor{d: d}
 	e.apply(ws, p, c, path, saved)
+	if e.err == nil {
+		e.err = keptValues(d.Frontmatter(), e.d.Frontmatter())
+	}
 	if e.err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", rel, e.err, ErrNotWritten)
 	}
@@ -124,6 +128,24 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 		return nil, err
 	}
 	return saved, nil
+}
+
+// keptValues checks the last line of defence: every frontmatter key ctx does not own
+// reads back with the value it had.
+func keptValues(before, after map[string]any) error {
+	owned := map[string]bool{}
+	for _, k := range FrontmatterKeys {
+		owned[k] = true
+	}
+	for k, v := range before {
+		if owned[k] {
+			continue
+		}
+		if got, ok := after[k]; !ok || !reflect.DeepEqual(got, v) {
+			return fmt.Errorf("frontmatter: the edit would change %q; nothing written", k)
+		}
+	}
+	return nil
 }
 
 // readCurrent returns the save point's bytes and the file they came from: the

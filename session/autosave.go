@@ -12,6 +12,10 @@ import (
 	"github.com/ctxtools/ctx/resume"
 )
 
+// snapshotWriteTime is what a deadline keeps back from the git read for writing the
+// snapshot set (five fsynced files, a few milliseconds each on a slow disk).
+const snapshotWriteTime = 300 * time.Millisecond
+
 // orphanAge is how long another session's open journal must have been left untouched
 // before a session start takes it for a crash's leftover; a younger one may belong to
 // a session still running beside this one.
@@ -45,7 +49,7 @@ type AutoSaveResult struct {
 func AutoSave(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, compactionDelta int, now time.Time) (*AutoSaveResult, error) {
 	p := BoundProject(ws, sessionID)
 	if p == nil {
-		id, err := Snapshots{Dir: ws.StatePath("sessions")}.Write(CurrentSnapshot(ws, nil, sessionID, trigger, usage, now))
+		id, err := Snapshots{Dir: ws.StatePath("sessions")}.Write(CurrentSnapshot(ws, nil, sessionID, trigger, usage, now, time.Time{}))
 		return &AutoSaveResult{SnapshotID: id}, err
 	}
 	res, err := SaveProgress(ws, p, SaveRequest{
@@ -75,7 +79,8 @@ func CountCompaction(ws *loader.Workspace, sessionID string, usage *ContextUsage
 
 // CurrentSnapshot describes the session's state now without saving anything: the
 // project's save point as it is on disk (p may be nil for a workspace-level snapshot).
-func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, trigger Trigger, usage *ContextUsage, now time.Time) *Snapshot {
+// A non-zero deadline bounds the git read, for hooks with a time budget.
+func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, trigger Trigger, usage *ContextUsage, now, deadline time.Time) *Snapshot {
 	snap := &Snapshot{
 		SchemaVersion: SnapshotSchemaVersion,
 		SessionID:     sessionID,
@@ -85,7 +90,13 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 		Resume:        map[string]any{},
 		ResumePrompt:  ResumePrompt{PendingTasks: []string{}},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gitstate.Timeout)
+	if deadline.IsZero() {
+		deadline = time.Now().Add(gitstate.Timeout)
+	} else {
+		// Leave the snapshot and the archive time to be written before the deadline.
+		deadline = deadline.Add(-snapshotWriteTime)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	snap.Git, _ = gitstate.Read(ctx, ws.Root)
 	if p == nil {
@@ -111,15 +122,16 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 }
 
 // FinalizeJournal finalizes the session's wind-down journal, if one is open, with a
-// snapshot of the session's state; minimal only archives it.
-func FinalizeJournal(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, minimal bool, now time.Time) (archived, snapshotID string, err error) {
+// snapshot of the session's state; minimal only archives it. A non-zero deadline
+// bounds the slow part (git).
+func FinalizeJournal(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, minimal bool, now, deadline time.Time) (archived, snapshotID string, err error) {
 	j := OpenJournal(ws.StatePath("sessions"), sessionID)
 	if !j.Active() {
 		return "", "", nil
 	}
 	var snap *Snapshot
 	if !minimal {
-		snap = CurrentSnapshot(ws, BoundProject(ws, sessionID), sessionID, trigger, usage, now)
+		snap = CurrentSnapshot(ws, BoundProject(ws, sessionID), sessionID, trigger, usage, now, deadline)
 	}
 	return j.Finalize(now, snap, minimal)
 }
@@ -144,7 +156,8 @@ func RecoverJournals(ws *loader.Workspace, sessionID string, now time.Time, dead
 				continue
 			}
 		}
-		path, _, err := j.Finalize(now, CurrentSnapshot(ws, BoundProject(ws, j.SessionID), j.SessionID, TriggerSessionEnd, nil, now), false)
+		snap := CurrentSnapshot(ws, BoundProject(ws, j.SessionID), j.SessionID, TriggerSessionEnd, lastUsage(ws, j.SessionID), now, deadline)
+		path, _, err := j.Finalize(now, snap, false)
 		if err != nil {
 			return archived, err
 		}
@@ -153,4 +166,14 @@ func RecoverJournals(ws *loader.Workspace, sessionID string, now time.Time, dead
 		}
 	}
 	return archived, nil
+}
+
+// lastUsage is the usage the hooks last recorded for a session, nil when none.
+func lastUsage(ws *loader.Workspace, sessionID string) *ContextUsage {
+	c, err := Cycles{StateDir: ws.StatePath("state")}.Get(sessionID)
+	if err != nil || c.UpdatedAt.IsZero() || c.LastPercent <= 0 {
+		return nil
+	}
+	total := int(float64(c.LastTokens) * 100 / c.LastPercent)
+	return &ContextUsage{TokensUsed: c.LastTokens, TokensTotal: total, Percentage: round1(c.LastPercent)}
 }

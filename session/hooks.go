@@ -137,7 +137,7 @@ func autoSaveAtThreshold(ws *loader.Workspace, in Prompt, u *usage.Usage) (strin
 	if err != nil {
 		return "", err
 	}
-	pct := u.PercentOfBudget
+	pct := round1(u.PercentOfBudget)
 	_, err = OpenJournal(ws.StatePath("sessions"), in.SessionID).Start(in.Now, &pct, map[string]any{
 		"reason": "auto-save threshold", "tokens_used": u.TokensUsed, "snapshot_id": res.SnapshotID,
 	})
@@ -296,7 +296,7 @@ func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, n
 	errs = append(errs, err)
 	j := OpenJournal(ws.StatePath("sessions"), sessionID)
 	errs = append(errs, j.Append(now, LineSystemEvent, percentOf(u), map[string]string{"event": "compaction", "trigger": trigger}))
-	_, _, err = FinalizeJournal(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), false, now)
+	_, _, err = FinalizeJournal(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), false, now, time.Time{})
 	errs = append(errs, err)
 	_, err = cycles.Update(sessionID, func(c *Cycle) error {
 		c.Number++
@@ -307,15 +307,9 @@ func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, n
 	return errors.Join(errs...)
 }
 
-// OnSessionEnd finalizes the session's journal.
-func OnSessionEnd(ws *loader.Workspace, sessionID string, now time.Time) error {
-	var u *ContextUsage
-	if c, err := (Cycles{StateDir: ws.StatePath("state")}).Get(sessionID); err == nil && c.TranscriptPath != "" {
-		if uu, err := ReadUsage(ws, c.TranscriptPath); err == nil {
-			u = SnapshotUsage(uu)
-		}
-	}
-	_, _, err := FinalizeJournal(ws, sessionID, TriggerSessionEnd, u, false, now)
+// OnSessionEnd finalizes the session's journal before deadline.
+func OnSessionEnd(ws *loader.Workspace, sessionID string, now, deadline time.Time) error {
+	_, _, err := FinalizeJournal(ws, sessionID, TriggerSessionEnd, lastUsage(ws, sessionID), false, now, deadline)
 	return err
 }
 

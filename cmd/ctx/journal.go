@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +106,7 @@ func runJournalFinalize(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	archived, snap, err := session.FinalizeJournal(ws, opts.sessionID(), session.TriggerSave, nil, opts.Minimal, opts.Now())
+	archived, snap, err := session.FinalizeJournal(ws, opts.sessionID(), session.TriggerSave, nil, opts.Minimal, opts.Now(), time.Time{})
 	if err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func runJournalRecover(opts *journalOptions) error {
 		}
 		switch action {
 		case "finalize":
-			archived, snap, err := session.FinalizeJournal(ws, j.SessionID, session.TriggerSessionEnd, nil, false, opts.Now())
+			archived, snap, err := session.FinalizeJournal(ws, j.SessionID, session.TriggerSessionEnd, nil, false, opts.Now(), time.Time{})
 			if err != nil {
 				return err
 			}

@@ -123,13 +123,15 @@ func (h *hookRun) paused() bool {
 }
 
 func hookCheckContextSize(h *hookRun) error {
+	// A runtime folder that cannot be trusted means no pause flag, not no auto-save:
+	// anyone who can create /tmp/ctx-<uid> first must not be able to switch it off.
+	paused, turns := false, 0
 	rt, err := session.OpenRuntime(h.Getenv)
-	if err != nil {
-		return err
+	if err == nil {
+		paused, turns, err = rt.CountTurn(h.SessionID)
 	}
-	paused, turns, err := rt.CountTurn(h.SessionID)
 	if err != nil {
-		return err
+		h.Warn("%s: %v", h.Name, err)
 	}
 	if paused {
 		if err := hook.WriteText(h.Out, session.PauseReminder(turns)); err != nil {
@@ -189,7 +191,7 @@ func hookSessionStart(h *hookRun) error {
 
 func hookSessionEnd(h *hookRun) error {
 	deadline := time.Now().Add(sessionEndBudget)
-	err := session.OnSessionEnd(h.WS, h.SessionID, h.Now())
+	err := session.OnSessionEnd(h.WS, h.SessionID, h.Now(), deadline)
 	rt, rerr := session.OpenRuntime(h.Getenv)
 	if rerr != nil {
 		return errors.Join(err, rerr)

@@ -155,6 +155,47 @@ func InstalledHooks(in []byte, regs []Registration) (present, current map[string
 	return present, current, nil
 }
 
+// InstalledBinaries returns the binaries that ctx's hook entries in a settings file
+// call (the first word of each `ctx system ...` command, unquoted), each once.
+func InstalledBinaries(in []byte) ([]string, error) {
+	doc, err := parseSettingsDoc(in)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := doc.hooks()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, event := range hooks {
+		groups, err := settingsEventGroups(hooks, event.key)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range groups {
+			for _, entry := range g.entries {
+				obj, ok := parseSettingsObject(entry)
+				if !ok {
+					continue
+				}
+				var command string
+				if raw, ok := obj.get("command"); !ok || json.Unmarshal(raw, &command) != nil {
+					continue
+				}
+				if _, isCtx := ctxSystemSubcommand(command); !isCtx {
+					continue
+				}
+				if bin := ctxCommandWords(command, 1); len(bin) == 1 && !seen[bin[0]] {
+					seen[bin[0]] = true
+					out = append(out, bin[0])
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // WriteSettings merges ctx's hooks into the settings file at path and writes it
 // atomically, keeping its mode, after copying the previous file to
 // path+SettingsBackupSuffix (only when the file existed and its content changes). A file

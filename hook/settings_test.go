@@ -761,3 +761,18 @@ func checkSettingsTreeUnchanged(t *testing.T, root string, before map[string]str
 		t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+func TestInstalledBinaries(t *testing.T) {
+	in := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"'/opt/my tools/ctx' system stop"}]}],` +
+		`"SessionEnd":[{"hooks":[{"type":"command","command":"ctx system session-end"},{"type":"command","command":"'/opt/my tools/ctx' system session-end"}]}]}}`)
+	got, err := InstalledBinaries(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "|") != "/opt/my tools/ctx|ctx" {
+		t.Errorf("binaries %q", got)
+	}
+	if _, err := InstalledBinaries([]byte("{")); err == nil {
+		t.Errorf("invalid JSON accepted")
+	}
+}

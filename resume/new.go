@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/loader"
@@ -95,16 +95,28 @@ func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) (*loader.P
 	return p, nil
 }
 
-var slugDrop = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slug turns a name into a folder slug: lowercase letters and digits joined by '-'.
+// Slug turns a name into a folder slug: lowercase letters and digits (of any script)
+// joined by '-', at most maxSlug runes.
 func Slug(name string) string {
-	s := slugDrop.ReplaceAllString(strings.ToLower(name), "-")
-	s = strings.Trim(s, "-")
-	if len(s) > maxSlug {
-		s = strings.TrimRight(s[:maxSlug], "-")
+	var b strings.Builder
+	n, dash := 0, false
+	for _, r := range strings.ToLower(name) {
+		if n == maxSlug {
+			break
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+				n++
+			}
+			b.WriteRune(r)
+			n++
+			dash = false
+			continue
+		}
+		dash = true
 	}
-	return s
+	return strings.TrimRight(b.String(), "-")
 }
 
 // nextNumber is one more than the highest project number in use, counting projects in

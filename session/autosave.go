@@ -150,11 +150,8 @@ func RecoverJournals(ws *loader.Workspace, sessionID string, now time.Time, dead
 		if time.Now().After(deadline) {
 			break
 		}
-		if j.SessionID != sessionID {
-			fi, err := os.Stat(j.Path())
-			if err != nil || now.Sub(fi.ModTime()) < orphanAge {
-				continue
-			}
+		if j.SessionID != sessionID && RecentlyActive(j, now) {
+			continue
 		}
 		snap := CurrentSnapshot(ws, BoundProject(ws, j.SessionID), j.SessionID, TriggerSessionEnd, lastUsage(ws, j.SessionID), now, deadline)
 		path, _, err := j.Finalize(now, snap, false)
@@ -166,6 +163,14 @@ func RecoverJournals(ws *loader.Workspace, sessionID string, now time.Time, dead
 		}
 	}
 	return archived, nil
+}
+
+// RecentlyActive reports whether a journal was written to within the last hours, so
+// that it may belong to a session still running; one that cannot be read counts as
+// active, so nothing acts on it.
+func RecentlyActive(j *Journal, now time.Time) bool {
+	fi, err := os.Stat(j.Path())
+	return err != nil || now.Sub(fi.ModTime()) < orphanAge
 }
 
 // lastUsage is the usage the hooks last recorded for a session, nil when none.

@@ -91,10 +91,8 @@ func sessionKey(sessionID string, now time.Time) string {
 
 func resumePrompt(p *loader.Project, doc *resume.Document, c resume.Change) ResumePrompt {
 	rp := ResumePrompt{PendingTasks: []string{}}
+	// The header line, dated, whether this save wrote it or an earlier one did.
 	rp.LastAction, _ = doc.Header(resume.LastSession)
-	if c.Summary != "" {
-		rp.LastAction = c.Summary
-	}
 	state := fmt.Sprintf("%d/%d tasks done (%d%%)", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
 	if p.Progress.CurrentTask != "" {
 		state += fmt.Sprintf("; next is task %d, %s", p.Progress.CurrentTaskNumber, p.Progress.CurrentTask)

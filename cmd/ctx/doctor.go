@@ -90,7 +90,8 @@ func runDoctor(opts *doctorOptions) error {
 		default:
 			report(true, "hooks", fmt.Sprintf("all %d registered in %s", len(regs), settings))
 		}
-		for _, b := range hookCommands(data) {
+		bins, _ := hook.InstalledBinaries(data)
+		for _, b := range bins {
 			hookBins[b] = true
 		}
 	}
@@ -126,10 +127,12 @@ func runDoctor(opts *doctorOptions) error {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		called := len(hookBins) == 0 || hookBins[abs] || hookBins["ctx"]
-		if called {
+		switch {
+		case len(hookBins) == 0:
+			report(false, "PATH", abs+" is on PATH, but no hook calls a ctx yet: run `ctx init`")
+		case hookBins[abs] || hookBins["ctx"]:
 			report(true, "PATH", abs+" is the ctx the hooks call")
-		} else {
+		default:
 			report(false, "PATH", fmt.Sprintf("ctx on PATH is %s but the hooks call %s; run `ctx init` with the ctx you want", abs, strings.Join(keys(hookBins), ", ")))
 		}
 	}
@@ -137,23 +140,6 @@ func runDoctor(opts *doctorOptions) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}
 	}
 	return nil
-}
-
-// hookCommands returns the binaries that ctx hooks in a settings file call.
-func hookCommands(settings []byte) []string {
-	var out []string
-	for _, line := range strings.Split(string(settings), "\"command\"") {
-		_, rest, ok := strings.Cut(line, "\"")
-		if !ok {
-			continue
-		}
-		cmd, _, _ := strings.Cut(rest, "\"")
-		fields := strings.Fields(cmd)
-		if len(fields) >= 2 && filepath.Base(fields[0]) == "ctx" && fields[1] == "system" {
-			out = append(out, fields[0])
-		}
-	}
-	return out
 }
 
 func keys(m map[string]bool) []string {

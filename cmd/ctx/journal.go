@@ -152,9 +152,18 @@ func runJournalRecover(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	journals, err := session.Orphans(ws.StatePath("sessions"), "")
+	all, err := session.Orphans(ws.StatePath("sessions"), "")
 	if err != nil {
 		return err
+	}
+	// A journal another session touched recently belongs to a session still running.
+	var journals []*session.Journal
+	for _, j := range all {
+		if j.SessionID != opts.sessionID() && session.RecentlyActive(j, opts.Now()) {
+			fmt.Fprintf(opts.Out, "skipped %s: session %s wrote to it recently and may still be running\n", ws.Rel(j.Path()), j.SessionID)
+			continue
+		}
+		journals = append(journals, j)
 	}
 	if len(journals) == 0 {
 		fmt.Fprintln(opts.Out, "no journal to recover")
@@ -173,8 +182,11 @@ func runJournalRecover(opts *journalOptions) error {
 			action = "continue"
 		}
 		if action == "" {
-			st, _ := j.Status()
-			fmt.Fprintf(opts.Err, "%s: %d action(s), session %s. [f]inalize, [d]iscard or [c]ontinue? ", ws.Rel(j.Path()), st.ActionCount, j.SessionID)
+			actions := "?"
+			if st, err := j.Status(); err == nil {
+				actions = fmt.Sprint(st.ActionCount)
+			}
+			fmt.Fprintf(opts.Err, "%s: %s action(s), session %s. [f]inalize, [d]iscard or [c]ontinue? ", ws.Rel(j.Path()), actions, j.SessionID)
 			answer, _ := in.ReadString('\n')
 			switch strings.ToLower(strings.TrimSpace(answer)) {
 			case "f", "finalize":

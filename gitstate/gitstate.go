@@ -233,3 +233,14 @@ func field(rec string, n int) string {
 	}
 	return parts[n]
 }
+
+// Dirty reports whether the repository holding dir has uncommitted work. When git
+// cannot tell, it says yes, so a caller guarding that work errs towards keeping it; a
+// folder outside any repository has none.
+func Dirty(dir string) bool {
+	st, err := Read(context.Background(), dir)
+	if err != nil {
+		return true
+	}
+	return st != nil && len(st.Dirty) > 0
+}

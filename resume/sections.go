@@ -230,3 +230,20 @@ func (d *Document) EnsureSections(template []byte) (*Document, []string, error) 
 	}
 	return cur, added, nil
 }
+
+// WithoutMarkers drops ctx's marker comments from text, which mean nothing to a reader:
+// the block markers on lines of their own, and the session marker after a heading.
+func WithoutMarkers(text string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "<!-- ctx:") && strings.HasSuffix(t, "-->") {
+			continue
+		}
+		if i := strings.Index(line, "<!-- ctx:session "); i >= 0 {
+			line = strings.TrimRight(line[:i], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
 )
 
 // EnvSessionID is the environment variable in which Claude Code names the agent session.
@@ -124,4 +125,21 @@ func EnsureStateDir(dir string) error {
 		return durable.WriteFile(ignore, []byte(stateIgnore), 0o644)
 	}
 	return nil
+}
+
+// Rebind refreshes a session's binding (after a compaction or a resume) and returns the
+// project, or nil when the session has none. A bound project that no longer resolves
+// is an error.
+func Rebind(ws *loader.Workspace, sessionID string, now time.Time) (*loader.Project, error) {
+	b := Bindings{StateDir: ws.StatePath("state")}
+	binding, err := b.Lookup(sessionID)
+	if err != nil || binding == nil {
+		return nil, err
+	}
+	p, err := ws.Resolve(binding.Path)
+	if err != nil {
+		return nil, err
+	}
+	binding.BoundAt = now.UTC()
+	return p, b.Bind(*binding)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSafeID(t *testing.T) {
@@ -74,5 +75,28 @@ func TestBindings(t *testing.T) {
 	}
 	if err := b.Bind(Binding{SessionID: ""}); err == nil {
 		t.Errorf("empty session id bound")
+	}
+}
+
+func TestPruneCycles(t *testing.T) {
+	c := Cycles{StateDir: t.TempDir()}
+	for _, id := range []string{"old", "new"} {
+		if _, err := c.Update(id, func(*Cycle) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := filepath.Join(c.StateDir, "cycles", "old.json")
+	month := time.Now().Add(-31 * 24 * time.Hour)
+	if err := os.Chtimes(old, month, month); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.PruneCycles(time.Now(), time.Now().Add(time.Second)); n != 1 {
+		t.Errorf("removed %d, want 1", n)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("stale cycle kept")
+	}
+	if _, err := os.Stat(filepath.Join(c.StateDir, "cycles", "new.json")); err != nil {
+		t.Errorf("fresh cycle removed: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
 )
 
 // Cycle is one agent session's state between two compactions: whether it has been
@@ -93,4 +94,57 @@ func (c Cycles) Get(sessionID string) (*Cycle, error) {
 	}
 	_ = json.Unmarshal(data, cur)
 	return cur, nil
+}
+
+// TranscriptFor finds a session's transcript: the one the hooks last saw, else Claude
+// Code's own file for it (<config>/projects/*/<id>.jsonl, config being
+// $CLAUDE_CONFIG_DIR or ~/.claude). It returns "" when there is none.
+func TranscriptFor(ws *loader.Workspace, id string, getenv func(string) string) string {
+	if c, err := (Cycles{StateDir: ws.StatePath("state")}).Get(id); err == nil && c.TranscriptPath != "" {
+		return c.TranscriptPath
+	}
+	safe, err := SafeID(id)
+	if err != nil || safe != id {
+		return "" // an id that is no file name cannot name a transcript
+	}
+	config := getenv("CLAUDE_CONFIG_DIR")
+	if config == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		config = filepath.Join(home, ".claude")
+	}
+	matches, _ := filepath.Glob(filepath.Join(config, "projects", "*", id+".jsonl"))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[0]
+}
+
+// staleCycleAge is when a cycle's session is long over: Claude Code resumes sessions
+// for days, not months.
+const staleCycleAge = 30 * 24 * time.Hour
+
+// PruneCycles removes cycle state no session touched for a month, stopping at deadline.
+func (c Cycles) PruneCycles(now, deadline time.Time) int {
+	dir := filepath.Join(c.StateDir, "cycles")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		if time.Now().After(deadline) {
+			break
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < staleCycleAge {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/resume"
 	"github.com/ctxtools/ctx/session"
 )
 
@@ -61,8 +62,8 @@ func runShow(opts *showOptions) error {
 	opts.warnProblems(p)
 	sections := []shownSection{}
 	for _, s := range rs.Sections() {
-		title := strings.TrimSpace(withoutMarkers(s.Title))
-		sections = append(sections, shownSection{Title: title, Level: s.Level, Body: strings.TrimSpace(withoutMarkers(s.Body))})
+		title := strings.TrimSpace(resume.WithoutMarkers(s.Title))
+		sections = append(sections, shownSection{Title: title, Level: s.Level, Body: strings.TrimSpace(resume.WithoutMarkers(s.Body))})
 	}
 	if opts.JSON {
 		return opts.writeJSON(struct {
@@ -107,20 +108,4 @@ func orDash(v any) any {
 		return "-"
 	}
 	return v
-}
-
-// withoutMarkers drops ctx's marker comments, which mean nothing to a reader.
-func withoutMarkers(body string) string {
-	var out []string
-	for _, line := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "<!-- ctx:") && strings.HasSuffix(t, "-->") {
-			continue
-		}
-		if i := strings.Index(line, "<!-- ctx:session "); i >= 0 {
-			line = strings.TrimRight(line[:i], " ")
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "\n")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"io"
 	"os"
@@ -172,18 +171,9 @@ func hookSessionStart(h *hookRun) error {
 	if h.paused() || (src != "resume" && src != "compact") {
 		return recoverErr
 	}
-	b := session.Bindings{StateDir: h.WS.StatePath("state")}
-	binding, err := b.Lookup(h.SessionID)
-	if err != nil || binding == nil {
+	p, err := session.Rebind(h.WS, h.SessionID, h.Now())
+	if err != nil || p == nil {
 		return errors.Join(recoverErr, err)
-	}
-	p, err := h.WS.Resolve(binding.Path)
-	if err != nil {
-		return errors.Join(recoverErr, err)
-	}
-	binding.BoundAt = h.Now().UTC()
-	if err := b.Bind(*binding); err != nil {
-		return err
 	}
 	result := h.WS.Load(p, loader.LoadOptions{})
 	return errors.Join(recoverErr, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, loader.Briefing(result, loader.BriefingBytes)))
@@ -207,6 +197,7 @@ func hookCleanupTmp(h *hookRun) error {
 		rt.CleanStale(staleMarkerAge, deadline)
 	}
 	session.CleanWorkspaceTemps(h.WS.StatePath(), time.Hour, deadline)
+	session.Cycles{StateDir: h.WS.StatePath("state")}.PruneCycles(time.Now(), deadline)
 	return nil
 }
 
@@ -229,7 +220,7 @@ func hookBlockDangerous(h *hookRun) error {
 		Home:      home,
 		Workspace: h.WS.Root,
 		Cwd:       firstNonEmpty(h.Payload.Cwd, h.WS.Root),
-		Dirty:     gitDirty,
+		Dirty:     gitstate.Dirty,
 	})
 	if err != nil {
 		return err
@@ -238,18 +229,6 @@ func hookBlockDangerous(h *hookRun) error {
 		return hook.WriteDeny(h.Out, "ctx: "+v.Reason)
 	}
 	return nil
-}
-
-// gitDirty reports whether the repository holding dir has uncommitted work; when git
-// cannot tell, it says yes, so the guard errs towards keeping the work.
-func gitDirty(dir string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), gitstate.Timeout)
-	defer cancel()
-	st, err := gitstate.Read(ctx, dir)
-	if err != nil {
-		return true
-	}
-	return st != nil && len(st.Dirty) > 0
 }
 
 // Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -58,7 +56,7 @@ func runUsage(opts *usageOptions) error {
 		if id == "" {
 			return inputError(errors.New("usage: pass --transcript PATH or --session-id ID (no $CLAUDE_CODE_SESSION_ID here)"))
 		}
-		if path = transcriptFor(opts.App, ws.StatePath("state"), id); path == "" {
+		if path = session.TranscriptFor(ws, id, opts.Getenv); path == "" {
 			return inputError(fmt.Errorf("usage: no transcript known for session %q; pass --transcript PATH", id))
 		}
 	}
@@ -81,29 +79,4 @@ func runUsage(opts *usageOptions) error {
 		fmt.Fprintf(w, "model      %s\n", u.Model)
 	}
 	return nil
-}
-
-// transcriptFor finds a session's transcript: the one the hooks last saw, else Claude
-// Code's projects folder (<config>/projects/*/<id>.jsonl).
-func transcriptFor(app *App, stateDir, id string) string {
-	if c, err := (session.Cycles{StateDir: stateDir}).Get(id); err == nil && c.TranscriptPath != "" {
-		return c.TranscriptPath
-	}
-	safe, err := session.SafeID(id)
-	if err != nil || safe != id {
-		return "" // an id that is no file name cannot name a transcript
-	}
-	config := app.Getenv("CLAUDE_CONFIG_DIR")
-	if config == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		config = filepath.Join(home, ".claude")
-	}
-	matches, _ := filepath.Glob(filepath.Join(config, "projects", "*", id+".jsonl"))
-	if len(matches) == 0 {
-		return ""
-	}
-	return matches[0]
 }

@@ -26,6 +26,12 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			// Under -race every process sleeps a second at exit by default, waiting for
+			// reports from goroutines; the scripts start hundreds of ctx processes.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			return nil
+		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil

@@ -13,6 +13,10 @@ import (
 // is removed or changes meaning; new keys may appear at any time.
 const SchemaVersion = 1
 
+// maxModifiedReads is how many of the Files Modified entries (the last listed) are
+// recommended reads.
+const maxModifiedReads = 5
+
 // pendingShown is how many open tasks the resume prompt lists.
 const pendingShown = 5
 
@@ -118,7 +122,10 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 		for _, entry := range ListedPaths(withoutBlock(rs.Section("Loading Sequence for Resume"), "loading-sequence")) {
 			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence")
 		}
-		for _, entry := range ListedPaths(rs.Section("Files Modified This Project")) {
+		// Files Modified grows with every session: the last few listed are what the
+		// next session may need; the rest is history, not reading.
+		modified := ListedPaths(rs.Section("Files Modified This Project"))
+		for _, entry := range modified[max(0, len(modified)-maxModifiedReads):] {
 			l.addListed(entry, "modified in an earlier session", source, "Files Modified")
 		}
 	}

@@ -2,6 +2,7 @@ package loader
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,5 +350,34 @@ func TestLegacyResume(t *testing.T) {
 	p, _ = ws.Resolve("10")
 	if r := ws.ReadResume(p); !r.Exists || !r.Legacy || r.Path != "02-projects/10-beta/_resume.md" {
 		t.Errorf("legacy root: %+v", r)
+	}
+}
+
+func TestFilesModifiedReadsAreCapped(t *testing.T) {
+	ws := testWorkspace(t)
+	var items strings.Builder
+	for i := 1; i <= 8; i++ {
+		name := fmt.Sprintf("02-resources/f%d.md", i)
+		writeTree(t, ws.Root, map[string]string{"02-projects/01-alpha/" + name: "x"})
+		fmt.Fprintf(&items, "- `%s`\n", name)
+	}
+	writeTree(t, ws.Root, map[string]string{
+		"02-projects/01-alpha/01-planning/_resume.md": "---\na: 1\n---\n## Files Modified This Project\n" + items.String(),
+	})
+	p, err := ws.Resolve("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modified := 0
+	for _, r := range ws.Load(p, LoadOptions{}).RecommendedReads {
+		if r.Why == "modified in an earlier session" {
+			modified++
+			if strings.HasSuffix(r.Path, "f1.md") || strings.HasSuffix(r.Path, "f2.md") || strings.HasSuffix(r.Path, "f3.md") {
+				t.Errorf("an old entry is recommended: %s", r.Path)
+			}
+		}
+	}
+	if modified != maxModifiedReads {
+		t.Errorf("%d reads from Files Modified, want %d", modified, maxModifiedReads)
 	}
 }

@@ -125,7 +125,8 @@ func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) 
 		base := filepath.Base(rel)
 		switch {
 		case filepath.IsAbs(rel): // outside the workspace
-		case rel == loader.StateDir || strings.HasPrefix(rel, loader.StateDir+"/"):
+		case toolFolder(rel):
+			// ctx's state, Claude Code's settings and skills, git itself: not the work.
 		case rel == savePoint || strings.HasSuffix(base, ".lock") || strings.HasPrefix(base, durable.TempPrefix):
 			// ctx's own files are not the person's work.
 		case rel == p.Path: // a project folder git does not track yet, as a whole
@@ -137,6 +138,20 @@ func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) 
 		}
 	}
 	return out
+}
+
+// toolFolders hold the tools' own files, never a person's work, even when git shows
+// them changed (ctx init writes .claude/ and .ctx/).
+var toolFolders = []string{loader.StateDir, ".claude", ".git"}
+
+func toolFolder(rel string) bool {
+	first, _, _ := strings.Cut(rel, "/")
+	for _, f := range toolFolders {
+		if first == f {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckFiles validates the files a person names as changed: each must stay inside the

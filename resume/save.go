@@ -223,6 +223,9 @@ func (e *editor) intField(key string) int {
 func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path string, saved *Saved) {
 	today := c.Now.Format("2006-01-02")
 	prog := p.Progress
+	// What ctx wrote last time, read before this save changes it.
+	lastTask := e.intField("next_task_number")
+	lastTaskText, _ := e.d.Field("next_task_description")
 
 	e.fieldIfMissing("resume_version", 3)
 	e.field("last_updated", c.Now)
@@ -270,7 +273,7 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	if phase != "" {
 		e.header(CurrentPhase, phase)
 	}
-	if next, ok := e.d.Header(NextAction); c.Next != "" || !ok || computedNextAction(next) {
+	if next, ok := e.d.Header(NextAction); c.Next != "" || !ok || keepsNoNextAction(next, lastTask, lastTaskText, prog) {
 		e.header(NextAction, nextAction(p, c))
 	}
 
@@ -369,13 +372,23 @@ func (e *editor) sessionNumber(key string, counted int) int {
 
 var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{3,6}[ \t]+Session (\d+)\b`)
 
-// computedNextRE matches the Next Action lines ctx computes itself; any other text was
-// written by a person or an agent (--next) and is theirs until they change it.
-var computedNextRE = regexp.MustCompile(`^(Task \d+ — .*|All tasks in the steps file are done|Write the steps file|)$`)
-
-func computedNextAction(line string) bool {
-	return computedNextRE.MatchString(strings.TrimSpace(line))
+// keepsNoNextAction decides whether the Next Action line may be recomputed: when it is
+// the text ctx itself wrote last time, or when the work has moved past the task it was
+// written against. Otherwise it is a person's or an agent's (--next) and stays.
+func keepsNoNextAction(line string, lastTask int, lastTaskText string, now loader.Progress) bool {
+	line = strings.TrimSpace(line)
+	switch line {
+	case "", allDoneText, noStepsText, fmt.Sprintf("Task %d — %s", lastTask, lastTaskText):
+		return true
+	}
+	return now.CurrentTaskNumber != lastTask
 }
+
+// The Next Action texts ctx writes when there is no open task.
+const (
+	allDoneText = "All tasks in the steps file are done"
+	noStepsText = "Write the steps file"
+)
 
 // nextAction is the Next Action line: what the change says, else the current task.
 func nextAction(p *loader.Project, c Change) string {
@@ -385,9 +398,9 @@ func nextAction(p *loader.Project, c Change) string {
 	case p.Progress.CurrentTask != "":
 		return fmt.Sprintf("Task %d — %s", p.Progress.CurrentTaskNumber, p.Progress.CurrentTask)
 	case p.Progress.TasksTotal > 0:
-		return "All tasks in the steps file are done"
+		return allDoneText
 	}
-	return "Write the steps file"
+	return noStepsText
 }
 
 // loadingSequence renders the reads that exist (the save point being written counts)

@@ -83,11 +83,12 @@ func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
 	if u != nil && cycleChanges(ws, in, u) {
 		action := ""
 		pct := u.PercentOfBudget / 100
-		_, err := Cycles{StateDir: ws.StatePath("state")}.Update(in.SessionID, func(c *Cycle) error {
+		cycles := Cycles{StateDir: ws.StatePath("state")}
+		_, err := cycles.Update(in.SessionID, func(c *Cycle) error {
 			c.TranscriptPath, c.LastPercent, c.LastTokens, c.UpdatedAt = in.TranscriptPath, u.PercentOfBudget, u.TokensUsed, in.Now.UTC()
 			switch {
 			case pct >= u.AutoSaveAt && !c.AutoSaved:
-				c.AutoSaved, c.Warned, action = true, true, "auto-save"
+				action = "auto-save"
 			case pct >= u.WarnAt && !c.Warned:
 				c.Warned, action = true, "warn"
 			}
@@ -101,11 +102,20 @@ func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
 			out = append(out, fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction (%s of %s tokens). Save progress soon: `ctx save --summary \"...\" --next \"...\"`.",
 				u.PercentOfBudget, thousands(u.TokensUsed), thousands(u.Budget)))
 		case "auto-save":
-			line, err := autoSaveAtThreshold(ws, in, u)
-			if err != nil {
-				return nil, err
-			}
+			line, saveErr := autoSaveAtThreshold(ws, in, u)
 			out = append(out, line)
+			// Only a save that happened counts: a failed one is tried again on the next
+			// prompt, and the agent has been told.
+			if _, err := cycles.Update(in.SessionID, func(c *Cycle) error {
+				c.Warned = true
+				c.AutoSaved = saveErr == nil
+				return nil
+			}); err != nil {
+				return out, err
+			}
+			if saveErr != nil {
+				uerr = errors.Join(uerr, saveErr)
+			}
 		}
 	}
 	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
@@ -132,12 +142,20 @@ func cycleChanges(ws *loader.Workspace, in Prompt, u *usage.Usage) bool {
 		c.TranscriptPath != in.TranscriptPath || math.Abs(c.LastPercent-u.PercentOfBudget) >= 1
 }
 
+// autoSaveAtThreshold saves at the auto-save threshold and opens the journal. It always
+// returns a line for the agent: what was saved where, or why the save failed and what
+// to do. When the project's save point cannot be written, a workspace snapshot and the
+// journal still keep the session's trail.
 func autoSaveAtThreshold(ws *loader.Workspace, in Prompt, u *usage.Usage) (string, error) {
+	pct := round1(u.PercentOfBudget)
 	res, err := AutoSave(ws, in.SessionID, TriggerAuto, SnapshotUsage(u), 0, in.Now)
 	if err != nil {
-		return "", err
+		snapID, _ := Snapshots{Dir: ws.StatePath("sessions")}.Write(CurrentSnapshot(ws, nil, in.SessionID, TriggerAuto, SnapshotUsage(u), in.Now, time.Time{}))
+		_, _ = OpenJournal(ws.StatePath("sessions"), in.SessionID).Start(in.Now, &pct, map[string]any{
+			"reason": "auto-save threshold; save failed", "tokens_used": u.TokensUsed, "snapshot_id": snapID,
+		})
+		return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction and the automatic save failed: %v. Fix that, then run `ctx save --summary \"...\" --next \"...\"`; ctx tries again on the next prompt.", pct, err), err
 	}
-	pct := round1(u.PercentOfBudget)
 	_, err = OpenJournal(ws.StatePath("sessions"), in.SessionID).Start(in.Now, &pct, map[string]any{
 		"reason": "auto-save threshold", "tokens_used": u.TokensUsed, "snapshot_id": res.SnapshotID,
 	})

@@ -273,3 +273,33 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+func TestSetFieldUnusualValues(t *testing.T) {
+	tests := []struct {
+		name, src, key string
+		value          any
+		want           string
+	}{
+		{"wrapped plain value", "---\ncurrent_section_name: Phase two of\n  the payment form\nnext_task_number: 7\n---\n", "current_section_name", "Phase 3",
+			"---\ncurrent_section_name: Phase 3\nnext_task_number: 7\n---\n"},
+		{"comment after a block value", "---\ncurrent_section_name: >-\n  Phase 2\n# keep: the person's note\nnext_task_number: 7\n---\n", "current_section_name", "Phase 3",
+			"---\ncurrent_section_name: Phase 3\n# keep: the person's note\nnext_task_number: 7\n---\n"},
+		{"anchor kept", "---\ncurrent_phase: &ph build\nalias_phase: *ph\n---\n", "current_phase", "review",
+			"---\ncurrent_phase: &ph review\nalias_phase: *ph\n---\n"},
+		{"plain value then a comment line", "---\ncurrent_phase: build\n# note\nsession_count: 1\n---\n", "current_phase", "review",
+			"---\ncurrent_phase: review\n# note\nsession_count: 1\n---\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustParse(t, tt.src)
+			nd, span, err := d.SetField(tt.key, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(nd.Bytes()) != tt.want {
+				t.Errorf("got %q\nwant %q", nd.Bytes(), tt.want)
+			}
+			assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+		})
+	}
+}

@@ -69,7 +69,17 @@ func (d *Document) valueSpan(i int) (int, int) {
 		}
 	}
 	start := d.offsetOf(val.Line, val.Column)
-	if val.Kind == yaml.ScalarNode && val.Anchor == "" {
+	if val.Anchor != "" {
+		// "key: &name value": the anchor stays, only the value after it changes.
+		if a := bytes.Index(d.src[start:keyLineEnd], []byte("&"+val.Anchor)); a >= 0 {
+			start += a + 1 + len(val.Anchor)
+			for start < keyLineEnd && (d.src[start] == ' ' || d.src[start] == '\t') {
+				start++
+			}
+		}
+	}
+	keyIndent := key.Column - 1
+	if val.Kind == yaml.ScalarNode {
 		switch val.Style {
 		case yaml.DoubleQuotedStyle:
 			if end, ok := closingQuote(d.src[:d.fmContentEnd], start, '"'); ok {
@@ -80,7 +90,7 @@ func (d *Document) valueSpan(i int) (int, int) {
 				return start, end
 			}
 		case 0, yaml.TaggedStyle:
-			if !strings.Contains(val.Value, "\n") {
+			if !d.continues(lineEnd(d.src, start), keyIndent) {
 				return start, plainEnd(d.src, start, contentEnd(d.src, start, lineEnd(d.src, start)))
 			}
 		}
@@ -95,7 +105,33 @@ func (d *Document) valueSpan(i int) (int, int) {
 		next := d.mapping.Content[i+2]
 		end = lineStart(d.src, d.offsetOf(next.Line, next.Column))
 	}
+	// Blank lines and the person's comments between this value and the next key are
+	// not part of the value.
+	for end > start {
+		ls := lineStart(d.src, end-1)
+		line := d.src[ls:end]
+		trimmed := bytes.TrimSpace(line)
+		indent := len(line) - len(bytes.TrimLeft(line, " \t"))
+		if len(trimmed) != 0 && (trimmed[0] != '#' || indent > keyIndent) {
+			break
+		}
+		end = ls
+	}
 	return start, contentEnd(d.src, start, end)
+}
+
+// continues reports whether the line at off carries on a plain value begun on the line
+// before: a line indented deeper than the key, that is neither blank nor a comment.
+func (d *Document) continues(off, keyIndent int) bool {
+	if off >= d.fmContentEnd {
+		return false
+	}
+	line := d.src[off:lineEnd(d.src, off)]
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 || trimmed[0] == '#' {
+		return false
+	}
+	return len(line)-len(bytes.TrimLeft(line, " \t")) > keyIndent
 }
 
 // closingQuote finds the end (just past the closing quote) of a quoted scalar at start.

@@ -173,3 +173,25 @@ func lineEndOf(src []byte, off int) int {
 	}
 	return off + i + 1
 }
+
+// CodeBlocks returns the byte ranges of the contents of src's code blocks, fenced and
+// indented, at any depth, as goldmark reads them.
+func CodeBlocks(src []byte) [][2]int {
+	src = blankFrontmatter(src)
+	doc := taskParser.Parse(text.NewReader(src))
+	var out [][2]int
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if lines := n.Lines(); lines.Len() > 0 {
+				out = append(out, [2]int{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}

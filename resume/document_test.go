@@ -303,3 +303,25 @@ func TestSetFieldUnusualValues(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadersOnlyWhereCtxKeepsThem(t *testing.T) {
+	src := "# Resume\n\n````md\n**Last Session:** an example in a four-backtick fence\n```bash\nnot a closing fence\n```\n````\n\n## Notes\n**Next Action:** a person's note in another section\n"
+	d := mustParse(t, src)
+	if _, ok := d.Header(LastSession); ok {
+		t.Errorf("a header inside a code block was found")
+	}
+	if _, ok := d.Header(NextAction); ok {
+		t.Errorf("a header-like line in a later section was found")
+	}
+	nd, _, err := d.SetHeader(LastSession, "2026-11-21 — real")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Resume\n\n**Last Session:** 2026-11-21 — real\n\n````md\n**Last Session:** an example in a four-backtick fence\n"
+	if !strings.HasPrefix(string(nd.Bytes()), want) {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	if !strings.Contains(string(nd.Bytes()), "**Next Action:** a person's note in another section\n") {
+		t.Errorf("the person's line changed")
+	}
+}

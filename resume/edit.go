@@ -322,9 +322,8 @@ func init() {
 // header lines, or after the title.
 func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 	value = oneLine(value)
-	body := d.src[d.fmEnd:]
-	if loc := findOutsideCode(body, headerREs[label]); loc != nil {
-		start, end := d.fmEnd+loc[4], d.fmEnd+loc[5]
+	if loc := d.findHeader(label); loc != nil {
+		start, end := loc[4], loc[5]
 		if string(d.src[start:end]) == value {
 			return d, Span{Start: start, End: start}, nil
 		}
@@ -348,14 +347,13 @@ func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 // headerInsertionPoint is after the header line that precedes label in order, else
 // after the title, else at the top of the body. It reports whether it is the title.
 func (d *Document) headerInsertionPoint(label string) (int, bool) {
-	body := d.src[d.fmEnd:]
 	best := -1
 	for _, l := range headerLabels {
 		if l == label {
 			break
 		}
-		if loc := findOutsideCode(body, headerREs[l]); loc != nil {
-			best = d.fmEnd + lineEnd(body, loc[1])
+		if loc := d.findHeader(l); loc != nil {
+			best = lineEnd(d.src, loc[1])
 		}
 	}
 	if best >= 0 {
@@ -380,44 +378,48 @@ func endsWithBlankLine(src []byte) bool {
 
 // Header returns the value of a Quick Context header line.
 func (d *Document) Header(label string) (string, bool) {
-	body := d.src[d.fmEnd:]
-	if loc := findOutsideCode(body, headerREs[label]); loc != nil {
-		return string(body[loc[4]:loc[5]]), true
+	if loc := d.findHeader(label); loc != nil {
+		return string(d.src[loc[4]:loc[5]]), true
 	}
 	return "", false
 }
 
-// findOutsideCode returns the first match of re in src that is not inside a fenced
-// code block.
-func findOutsideCode(src []byte, re *regexp.Regexp) []int {
-	for _, loc := range re.FindAllSubmatchIndex(src, -1) {
-		if !inFence(src, loc[0]) {
+// findHeader finds a header line where ctx keeps them: between the frontmatter and the
+// first level-2 section, or inside Quick Context, and never in a code block. The
+// offsets of the match (as FindSubmatchIndex gives them) are into the whole document.
+func (d *Document) findHeader(label string) []int {
+	end := len(d.src)
+	for _, s := range d.Sections() {
+		if s.Level != 2 {
+			continue
+		}
+		end = s.Start
+		if strings.EqualFold(s.Title, SectionQuickContext) {
+			end = s.End
+		}
+		break
+	}
+	if end < d.fmEnd {
+		return nil
+	}
+	code := markdown.CodeBlocks(d.src)
+	for _, loc := range headerREs[label].FindAllSubmatchIndex(d.src[d.fmEnd:end], -1) {
+		at := d.fmEnd + loc[0]
+		inCode := false
+		for _, c := range code {
+			if at >= c[0] && at < c[1] {
+				inCode = true
+				break
+			}
+		}
+		if !inCode {
+			for k := range loc {
+				loc[k] += d.fmEnd
+			}
 			return loc
 		}
 	}
 	return nil
-}
-
-// inFence reports whether offset off of src lies inside a fenced code block.
-func inFence(src []byte, off int) bool {
-	fence := ""
-	for pos := 0; pos < off; {
-		end := lineEnd(src, pos)
-		line := strings.TrimSpace(string(src[pos:end]))
-		for _, f := range []string{"```", "~~~"} {
-			if !strings.HasPrefix(line, f) {
-				continue
-			}
-			switch fence {
-			case "":
-				fence = f
-			case f:
-				fence = ""
-			}
-		}
-		pos = end
-	}
-	return fence != ""
 }
 
 func oneLine(s string) string {

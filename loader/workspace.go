@@ -181,3 +181,30 @@ func (ws *Workspace) Rel(path string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// stateIgnore is the .gitignore ctx keeps in .ctx/state: the state is machine-local.
+const stateIgnore = "# ctx: machine-local state, not for version control\n*\n"
+
+// EnsureStateDir creates a workspace's .ctx/state folder (dir) with its .gitignore, so
+// nothing ctx keeps there ever shows up as a person's change.
+func EnsureStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil // another process wrote it first
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", ignore, err)
+	}
+	_, werr := f.WriteString(stateIgnore)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", ignore, err)
+	}
+	return nil
+}

@@ -212,15 +212,15 @@ func TestAppendItem(t *testing.T) {
 
 func TestSetSessionEntry(t *testing.T) {
 	d := mustParse(t, sample)
-	nd, err := d.SetSessionEntry("s2", "Session 2 — 2026-11-21", "wired the form")
+	nd, err := d.SetSessionEntry("s2", "Session 2 — 2026-11-21", "wired the form", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nd, err = nd.SetSessionEntry("s2", "Session 2 — 2026-11-21", "added tests")
+	nd, err = nd.SetSessionEntry("s2", "Session 2 — 2026-11-22", "added tests", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nd, err = nd.SetSessionEntry("s2", "Session 2: wired the form, 2026-11-21", "added tests")
+	nd, err = nd.SetSessionEntry("s2", "Session 2: wired the form, 2026-11-21", "added tests", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,5 +323,21 @@ func TestHeadersOnlyWhereCtxKeepsThem(t *testing.T) {
 	}
 	if !strings.Contains(string(nd.Bytes()), "**Next Action:** a person's note in another section\n") {
 		t.Errorf("the person's line changed")
+	}
+}
+
+func TestSessionHeadingKeepsAPersonsWords(t *testing.T) {
+	src := "## Session History\n### Session 4 — 2026-11-21 (paired with Sam) <!-- ctx:session s8 -->\n- a\n"
+	d := mustParse(t, src)
+	nd, err := d.SetSessionEntry("s8", "Session 4 — 2026-11-22", "b", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(nd.Bytes()), "(paired with Sam) <!-- ctx:session s8 -->\n- a\n- b\n") {
+		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	closed, err := nd.SetSessionEntry("s8", "Session 4: done, 2026-11-22", "", true)
+	if err != nil || !strings.Contains(string(closed.Bytes()), "### Session 4: done, 2026-11-22 <!-- ctx:session s8 -->") {
+		t.Errorf("close: %v\n%s", err, closed.Bytes())
 	}
 }

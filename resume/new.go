@@ -40,7 +40,7 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 	if np.Status == "" {
 		np.Status = "PLANNING"
 	}
-	if err := durable.MkdirAll(ws.StatePath("state"), 0o755); err != nil {
+	if err := loader.EnsureStateDir(ws.StatePath("state")); err != nil {
 		return nil, err
 	}
 	var created *loader.Project

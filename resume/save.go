@@ -63,6 +63,9 @@ func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	if err := loader.EnsureStateDir(ws.StatePath("state")); err != nil {
+		return nil, err
+	}
 	locks := ws.StatePath("state", "locks")
 	if err := durable.MkdirAll(locks, 0o755); err != nil {
 		return nil, err
@@ -302,7 +305,7 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 		if c.Close {
 			heading = fmt.Sprintf("Session %d: %s, %s", saved.SessionNumber, firstNonEmpty(c.Summary, "closed"), today)
 		}
-		nd, err := e.d.SetSessionEntry(c.SessionKey, heading, c.Summary)
+		nd, err := e.d.SetSessionEntry(c.SessionKey, heading, c.Summary, c.Close)
 		if err != nil {
 			e.err = err
 		} else {

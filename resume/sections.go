@@ -3,6 +3,7 @@ package resume
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/ctxtools/ctx/markdown"
@@ -123,8 +124,9 @@ func sessionMarker(id string) string { return "<!-- ctx:session " + id + " -->" 
 // SetSessionEntry writes the Session History entry of one agent session: heading is
 // the entry's title line (without "### "), item an optional line to add under it. The
 // entry of the same session is updated in place, never duplicated. Only the entry's
-// heading line and the end of the entry change.
-func (d *Document) SetSessionEntry(sessionKey, heading, item string) (*Document, error) {
+// heading line and the end of the entry change, and the heading only when closing or
+// while it is still the open heading ctx wrote: a person's words in it stay.
+func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing bool) (*Document, error) {
 	s, ok := d.findSection(SectionSessionHistory)
 	if !ok {
 		return nil, fmt.Errorf("no section %q", SectionSessionHistory)
@@ -148,7 +150,8 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string) (*Document,
 	ls := lineStart(d.src, s.BodyStart+i)
 	le := contentEnd(d.src, ls, lineEnd(d.src, ls))
 	nd := d
-	if string(d.src[ls:le]) != headLine {
+	current := string(d.src[ls:le])
+	if current != headLine && (closing || openSessionHeadingRE.MatchString(current)) {
 		var err error
 		if nd, _, err = d.splice(ls, le, headLine); err != nil {
 			return nil, err
@@ -181,6 +184,9 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string) (*Document,
 	nd, _, err := nd.insertLines(at, "- "+oneLine(item)+"\n")
 	return nd, err
 }
+
+// openSessionHeadingRE matches the heading ctx writes for a session still open.
+var openSessionHeadingRE = regexp.MustCompile(`^### Session \d+ — \d{4}-\d{2}-\d{2} <!-- ctx:session [^ ]+ -->$`)
 
 // EnsureSections adds the level-2 sections of the template that the document lacks,
 // each with its template body, in template order, without touching the rest.

@@ -60,9 +60,6 @@ type Binding struct {
 	BoundAt   time.Time `json:"bound_at"`
 }
 
-// stateIgnore is the .gitignore ctx keeps in .ctx/state: the state is machine-local.
-const stateIgnore = "# ctx: machine-local state, not for version control\n*\n"
-
 // Bindings stores session bindings under a workspace's .ctx/state/sessions/.
 type Bindings struct {
 	StateDir string // the workspace's .ctx/state
@@ -82,7 +79,7 @@ func (b Bindings) Bind(binding Binding) error {
 	if err != nil {
 		return fmt.Errorf("bind session: %w", err)
 	}
-	if err := EnsureStateDir(b.StateDir); err != nil {
+	if err := loader.EnsureStateDir(b.StateDir); err != nil {
 		return err
 	}
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -113,18 +110,6 @@ func (b Bindings) Lookup(sessionID string) (*Binding, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &binding, nil
-}
-
-// EnsureStateDir creates the workspace's .ctx/state folder with its .gitignore.
-func EnsureStateDir(dir string) error {
-	if err := durable.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		return durable.WriteFile(ignore, []byte(stateIgnore), 0o644)
-	}
-	return nil
 }
 
 // Rebind refreshes a session's binding (after a compaction or a resume) and returns the

@@ -45,7 +45,7 @@ func (c Cycles) Update(sessionID string, fn func(*Cycle) error) (*Cycle, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := EnsureStateDir(c.StateDir); err != nil {
+	if err := loader.EnsureStateDir(c.StateDir); err != nil {
 		return nil, err
 	}
 	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {

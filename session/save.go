@@ -45,7 +45,9 @@ func SaveProgress(ws *loader.Workspace, p *loader.Project, req SaveRequest) (*Sa
 	change := req.Change
 	change.Now = now
 	change.Trigger = string(req.Trigger)
-	if change.SessionKey == "" {
+	// A person's or an agent's save writes the session's history entry; an automatic
+	// one has nothing to say there.
+	if change.SessionKey == "" && (req.Trigger == TriggerSave || req.Trigger == TriggerClose) {
 		change.SessionKey = sessionKey(req.SessionID, now)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -127,7 +129,7 @@ func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) 
 		case filepath.IsAbs(rel): // outside the workspace
 		case toolFolder(rel):
 			// ctx's state, Claude Code's settings and skills, git itself: not the work.
-		case rel == savePoint || strings.HasSuffix(base, ".lock") || strings.HasPrefix(base, durable.TempPrefix):
+		case rel == savePoint || strings.HasPrefix(base, durable.TempPrefix):
 			// ctx's own files are not the person's work.
 		case rel == p.Path: // a project folder git does not track yet, as a whole
 		case strings.HasPrefix(rel, p.Path+"/"):

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
 )
 
@@ -109,7 +108,7 @@ func runInit(opts *initOptions) error {
 		state := filepath.Join(root, loader.StateDir, "state")
 		if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
-				if err := session.EnsureStateDir(state); err != nil {
+				if err := loader.EnsureStateDir(state); err != nil {
 					return err
 				}
 			}

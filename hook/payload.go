@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 )
 
 // MaxPayloadBytes bounds what a hook reads from stdin. A payload carries one tool call's
@@ -25,7 +24,7 @@ type Payload struct {
 
 	Prompt               string          `json:"prompt"`    // UserPromptSubmit
 	ToolName             string          `json:"tool_name"` // PreToolUse, PostToolUse
-	ToolInput            json.RawMessage `json:"tool_input"`
+	ToolInput            ToolInput       `json:"tool_input"`
 	ToolResponse         json.RawMessage `json:"tool_response"`
 	Source               string          `json:"source"`  // SessionStart: startup, resume, clear, compact
 	Trigger              string          `json:"trigger"` // PreCompact: manual, auto
@@ -38,62 +37,64 @@ type Payload struct {
 // ErrNoPayload is returned for empty input.
 var ErrNoPayload = errors.New("hook payload: empty")
 
-// ReadPayload reads all of r (up to MaxPayloadBytes, draining the rest so the writer
-// never blocks) and decodes it. Unknown fields are ignored, and so is a known field of
-// the wrong type: one odd field must not cost the hook the rest. Input that is not a
-// JSON object is an error.
-func ReadPayload(r io.Reader) (*Payload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes))
-	if err != nil {
-		return nil, fmt.Errorf("hook payload: %w", err)
-	}
-	_, _ = io.Copy(io.Discard, r)
-	return ParsePayload(data)
-}
-
-// ParsePayload decodes a payload from data, as ReadPayload does.
+// ParsePayload decodes a payload in one pass. Unknown fields are ignored, and so is a
+// known field of the wrong type: one odd field must not cost the hook the rest
+// (encoding/json skips it and reports an *UnmarshalTypeError, which is dropped). Input
+// that is not a JSON object is an error.
 func ParsePayload(data []byte) (*Payload, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, ErrNoPayload
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, fmt.Errorf("hook payload: not a JSON object: %w", err)
+	if data[0] != '{' {
+		return nil, errors.New("hook payload: not a JSON object")
 	}
 	p := &Payload{}
-	str := func(key string, dst *string) {
-		if raw, ok := fields[key]; ok {
-			_ = json.Unmarshal(raw, dst)
+	if err := json.Unmarshal(data, p); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return nil, fmt.Errorf("hook payload: not a JSON object: %w", err)
 		}
 	}
-	str("session_id", &p.SessionID)
-	str("transcript_path", &p.TranscriptPath)
-	str("cwd", &p.Cwd)
-	str("hook_event_name", &p.HookEventName)
-	str("permission_mode", &p.PermissionMode)
-	str("prompt", &p.Prompt)
-	str("tool_name", &p.ToolName)
-	str("source", &p.Source)
-	str("trigger", &p.Trigger)
-	str("custom_instructions", &p.CustomInstructions)
-	str("reason", &p.Reason)
-	str("last_assistant_message", &p.LastAssistantMessage)
-	if raw, ok := fields["stop_hook_active"]; ok {
-		_ = json.Unmarshal(raw, &p.StopHookActive)
-	}
-	p.ToolInput = fields["tool_input"]
-	p.ToolResponse = fields["tool_response"]
 	return p, nil
 }
 
+// ToolInput holds the fields of a tool call's input that ctx reads. Decoding into it,
+// in the same pass as the payload, skips the rest (a Write's whole file) without a copy:
+// hooks run on every tool call, and a second pass over a large input costs
+// milliseconds.
+type ToolInput struct {
+	Command      string `json:"command"` // Bash
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	Pattern      string `json:"pattern"`
+	URL          string `json:"url"`
+	Query        string `json:"query"`
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+}
+
 // Command returns the command of a Bash tool call ("" for any other input).
-func (p *Payload) Command() string {
-	var in struct {
-		Command string `json:"command"`
+func (p *Payload) Command() string { return p.ToolInput.Command }
+
+// File returns the file a tool call names, if any.
+func (in ToolInput) File() string {
+	for _, f := range []string{in.FilePath, in.NotebookPath, in.Path} {
+		if f != "" {
+			return f
+		}
 	}
-	if len(p.ToolInput) == 0 || json.Unmarshal(p.ToolInput, &in) != nil {
-		return ""
+	return ""
+}
+
+// Subject returns what a tool call is about, for a short summary: the file, command,
+// pattern, address or question it names ("" when none).
+func (in ToolInput) Subject() string {
+	for _, s := range []string{in.FilePath, in.NotebookPath, in.Command, in.Pattern, in.URL, in.Query, in.Path, in.Description, in.Prompt} {
+		if s != "" {
+			return s
+		}
 	}
-	return in.Command
+	return ""
 }

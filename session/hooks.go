@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/usage"
 )
@@ -192,31 +192,35 @@ func lastPercent(ws *loader.Workspace, sessionID string) *float64 {
 type ToolCall struct {
 	SessionID string
 	Tool      string
-	Input     json.RawMessage
+	Input     hook.ToolInput
 	Now       time.Time
 }
 
 // OnToolCall records a tool call in an open journal, and binds the session to a
 // project when the call touched a file under 02-projects/NN-slug/ and the session has
-// no project yet. It returns the project bound, if it bound one.
+// no project yet. It returns the project bound, if it bound one. It runs after every
+// tool call, so the input (a Write's whole file) is decoded once, into the few fields
+// ctx reads, and the journal's work is done only when one is open.
 func OnToolCall(ws *loader.Workspace, in ToolCall) (string, error) {
-	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
-	if err := j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
-		"tool": in.Tool, "summary": ToolSummary(in.Tool, in.Input),
-	}); err != nil {
-		return "", err
+	input := in.Input
+	if j := OpenJournal(ws.StatePath("sessions"), in.SessionID); j.Active() {
+		if err := j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
+			"tool": in.Tool, "summary": ToolSummary(in.Tool, input),
+		}); err != nil {
+			return "", err
+		}
 	}
-	path := toolPath(in.Input)
+	path := input.File()
 	if path == "" || in.SessionID == UnknownSession {
+		return "", nil
+	}
+	id := projectOf(ws, path)
+	if id == "" {
 		return "", nil
 	}
 	b := Bindings{StateDir: ws.StatePath("state")}
 	if existing, err := b.Lookup(in.SessionID); err != nil || existing != nil {
 		return "", err
-	}
-	id := projectOf(ws, path)
-	if id == "" {
-		return "", nil
 	}
 	p, err := ws.Resolve(id)
 	if err != nil {
@@ -258,30 +262,11 @@ func isProjectFolder(name string) bool {
 	return i > 0 && i < len(name)-1 && name[i] == '-'
 }
 
-// toolPath is the file a tool call names, if any.
-func toolPath(input json.RawMessage) string {
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		Path         string `json:"path"`
-	}
-	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
-		return ""
-	}
-	return firstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
-}
-
 // ToolSummary is a short line for a tool call: the file, command or pattern it names,
 // never whole contents.
-func ToolSummary(tool string, input json.RawMessage) string {
-	var in map[string]any
-	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
-		return tool
-	}
-	for _, key := range []string{"file_path", "notebook_path", "command", "pattern", "url", "query", "path", "description", "prompt"} {
-		if s, ok := in[key].(string); ok && s != "" {
-			return clip(oneLine(s), summaryWidth)
-		}
+func ToolSummary(tool string, in hook.ToolInput) string {
+	if s := in.Subject(); s != "" {
+		return clip(oneLine(s), summaryWidth)
 	}
 	return tool
 }
@@ -289,6 +274,9 @@ func ToolSummary(tool string, input json.RawMessage) string {
 // OnStop records the agent's last message (its start) in an open journal.
 func OnStop(ws *loader.Workspace, sessionID, message string, now time.Time) error {
 	j := OpenJournal(ws.StatePath("sessions"), sessionID)
+	if !j.Active() {
+		return nil
+	}
 	return j.Append(now, LineAssistantResponse, lastPercent(ws, sessionID), map[string]string{"text": clip(message, messageKept)})
 }
 

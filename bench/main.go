@@ -54,6 +54,13 @@ func cases(ws string, projects int) []benchCase {
 		promptCase("system check-context-size (1 MB transcript)", ws, filepath.Join(ws, transcript1MB)),
 		promptCase("system check-context-size (200 MB transcript)", ws, filepath.Join(ws, transcript200MB)),
 		{
+			name: "system record-action (Edit)", args: []string{"system", "record-action"},
+			env: []string{"CTX_WORKSPACE=" + ws, "XDG_RUNTIME_DIR=" + ws},
+			stdin: `{"session_id":"bench-1","cwd":"` + ws + `","hook_event_name":"PostToolUse","tool_name":"Edit",` +
+				`"tool_input":{"file_path":"` + ws + `/02-projects/` + fixture.ProjectID(1) + `/03-working/notes.md","old_string":"a","new_string":"b"},"tool_response":{"success":true}}`,
+			target: 5 * time.Millisecond,
+		},
+		{
 			name: "system block-dangerous-commands", args: []string{"system", "block-dangerous-commands"},
 			env: wsEnv,
 			stdin: `{"session_id":"bench-1","cwd":"` + ws + `","hook_event_name":"PreToolUse","tool_name":"Bash",` +

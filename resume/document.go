@@ -73,12 +73,6 @@ func Parse(src []byte) (*Document, error) {
 // Bytes returns the document's bytes.
 func (d *Document) Bytes() []byte { return d.src }
 
-// EOL returns the line ending the document uses.
-func (d *Document) EOL() string { return d.eol }
-
-// HasFrontmatter reports whether the document has a frontmatter block.
-func (d *Document) HasFrontmatter() bool { return d.hasFM }
-
 var bom = []byte("\ufeff")
 
 func (d *Document) findFrontmatter() error {

@@ -3,6 +3,7 @@ package resume
 import (
 	"bytes"
 	"errors"
+	"github.com/ctxtools/ctx/markdown"
 	"strings"
 	"testing"
 	"time"
@@ -340,4 +341,24 @@ func TestSessionHeadingKeepsAPersonsWords(t *testing.T) {
 	if err != nil || !strings.Contains(string(closed.Bytes()), "### Session 4: done, 2026-11-22 <!-- ctx:session s8 -->") {
 		t.Errorf("close: %v\n%s", err, closed.Bytes())
 	}
+}
+
+// BlockContent (for the tests) returns the lines between the ctx markers name in the section, and
+// whether the block exists.
+func (d *Document) BlockContent(title, name string) (string, bool) {
+	s, ok := markdown.Find(d.Sections(), title)
+	if !ok {
+		return "", false
+	}
+	body := string(d.src[s.BodyStart:s.End])
+	b := strings.Index(body, blockBegin(name))
+	if b < 0 {
+		return "", false
+	}
+	rest := body[b+len(blockBegin(name)):]
+	e := strings.Index(rest, blockEnd(name))
+	if e < 0 {
+		return "", false
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(rest[:e], "\r"), "\n"), true
 }

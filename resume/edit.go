@@ -276,26 +276,6 @@ func (d *Document) ReplaceBlock(title, name, content string) (*Document, Span, e
 	return d.splice(at, at, d.lines(text))
 }
 
-// BlockContent returns the lines between the ctx markers name in the section, and
-// whether the block exists.
-func (d *Document) BlockContent(title, name string) (string, bool) {
-	s, ok := markdown.Find(d.Sections(), title)
-	if !ok {
-		return "", false
-	}
-	body := string(d.src[s.BodyStart:s.End])
-	b := strings.Index(body, blockBegin(name))
-	if b < 0 {
-		return "", false
-	}
-	rest := body[b+len(blockBegin(name)):]
-	e := strings.Index(rest, blockEnd(name))
-	if e < 0 {
-		return "", false
-	}
-	return strings.TrimPrefix(strings.TrimPrefix(rest[:e], "\r"), "\n"), true
-}
-
 // Header labels of the Quick Context lines at the top of the body.
 const (
 	LastSession  = "Last Session"

@@ -132,6 +132,3 @@ func yamlScalar(s string) string {
 	}
 	return text
 }
-
-// YAMLScalar is the quoting the templates use, for code that writes frontmatter values.
-func YAMLScalar(s string) string { return yamlScalar(s) }

@@ -98,8 +98,8 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Compute builds a Usage from a known token count, for tests and for ctx usage without
-// a transcript. It does not validate cfg: a setting that Validate would refuse falls back
+// Compute builds a Usage from a known token count, as Read does from a transcript's. It
+// does not validate cfg: a setting that Validate would refuse falls back
 // to its default.
 func Compute(tokens int, model string, source string, cfg Config) *Usage {
 	return compute(tokens, 0, model, source, cfg)

@@ -29,62 +29,60 @@ func (o *pauseOptions) sessionID() string {
 }
 
 func newPauseCmd(app *App, plumbing bool) *cobra.Command {
-	opts := &pauseOptions{App: app}
-	cmd := &cobra.Command{
+	return newPauseFlagCmd(app, &cobra.Command{
 		Use:   "pause",
 		Short: "Quiet ctx's nudges for this agent session",
-		Long: `Pause ctx for this agent session: reminders and automatic saves stop, while the
-dangerous-command guard and housekeeping keep working. Each prompt while paused
-gets a one-line reminder ("ctx:paused"). Pausing again restarts the count;
-'ctx resume' turns the nudges back on. Other sessions are not affected.`,
+		Long: `Pause ctx for this agent session: its reminders and messages stop. The
+dangerous-command guard keeps working, and so does the safety net: the automatic
+save near the end of the context and the wind-down journal run quietly. Each
+prompt while paused gets a one-line reminder ("ctx:paused"). Pausing again
+restarts the count; 'ctx resume' turns the nudges back on. Other sessions are
+not affected.`,
 		Example: `  ctx pause
   ctx pause --session-id 3f2a9c`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id := opts.sessionID()
-			rt, err := session.OpenRuntime(opts.Getenv)
-			if err != nil {
-				return err
-			}
-			if err := rt.Pause(id); err != nil {
-				return inputError(err)
-			}
-			if !plumbing {
-				fmt.Fprintf(opts.Out, "ctx paused for session %s: nudges are off, the command guard stays on. Resume with `ctx resume` (/ctx-resume).\n", id)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&opts.SessionID, "session-id", "", "the agent session (default: hook JSON on stdin, else $CLAUDE_CODE_SESSION_ID)")
-	return cmd
+	}, func(opts *pauseOptions, rt *session.Runtime, id string) error {
+		if err := rt.Pause(id); err != nil {
+			return inputError(err)
+		}
+		if !plumbing {
+			fmt.Fprintf(opts.Out, "ctx paused for session %s: nudges are off, the command guard stays on. Resume with `ctx resume` (/ctx-resume).\n", id)
+		}
+		return nil
+	})
 }
 
 func newResumeCmd(app *App, plumbing bool) *cobra.Command {
-	opts := &pauseOptions{App: app}
-	cmd := &cobra.Command{
+	return newPauseFlagCmd(app, &cobra.Command{
 		Use:   "resume",
 		Short: "Turn ctx's nudges back on for this agent session",
 		Long: `Resume ctx for this agent session after 'ctx pause'. When the session is not
 paused this does nothing and says nothing.`,
 		Example: `  ctx resume
   ctx resume --session-id 3f2a9c`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id := opts.sessionID()
-			rt, err := session.OpenRuntime(opts.Getenv)
-			if err != nil {
-				return err
-			}
-			_, turns, _ := rt.Paused(id)
-			was, err := rt.Resume(id)
-			if err != nil {
-				return inputError(err)
-			}
-			if was && !plumbing {
-				fmt.Fprintf(opts.Out, "ctx resumed for session %s after %d paused prompt(s): nudges are back on.\n", id, turns)
-			}
-			return nil
-		},
+	}, func(opts *pauseOptions, rt *session.Runtime, id string) error {
+		_, turns, _ := rt.Paused(id)
+		was, err := rt.Resume(id)
+		if err != nil {
+			return inputError(err)
+		}
+		if was && !plumbing {
+			fmt.Fprintf(opts.Out, "ctx resumed for session %s after %d paused prompt(s): nudges are back on.\n", id, turns)
+		}
+		return nil
+	})
+}
+
+// newPauseFlagCmd completes pause or resume: both take --session-id and act on the
+// session's marker in the private runtime folder.
+func newPauseFlagCmd(app *App, cmd *cobra.Command, run func(*pauseOptions, *session.Runtime, string) error) *cobra.Command {
+	opts := &pauseOptions{App: app}
+	cmd.Args = usageArgs(cobra.NoArgs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		rt, err := session.OpenRuntime(opts.Getenv)
+		if err != nil {
+			return err
+		}
+		return run(opts, rt, opts.sessionID())
 	}
 	cmd.Flags().StringVar(&opts.SessionID, "session-id", "", "the agent session (default: hook JSON on stdin, else $CLAUDE_CODE_SESSION_ID)")
 	return cmd

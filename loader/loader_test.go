@@ -381,3 +381,11 @@ func TestFilesModifiedReadsAreCapped(t *testing.T) {
 		t.Errorf("%d reads from Files Modified, want %d", modified, maxModifiedReads)
 	}
 }
+
+func TestListedPathsSkipsCode(t *testing.T) {
+	body := "1. `a.md` — real\n````md\n- `fake.md`\n```\n- `also-fake.md`\n````\n- [x] `b/c.go`\n    - `nested.md`\n\nA paragraph.\n\n    - `indented-code.md`\n"
+	got := strings.Join(ListedPaths(body), ",")
+	if got != "a.md,b/c.go,nested.md" {
+		t.Errorf("got %s", got)
+	}
+}

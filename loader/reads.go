@@ -3,6 +3,7 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxtools/ctx/markdown"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -176,25 +177,18 @@ var (
 
 // ListedPaths returns the file paths named by the list items of a Markdown section
 // body: a code span, else a link target, else the item itself when it looks like a
-// path. Lines inside code fences are not items.
+// path. Lines inside code blocks are not items.
 func ListedPaths(body string) []string {
+	code := markdown.CodeBlocks([]byte(body))
 	var out []string
-	fence := ""
-	for _, line := range strings.Split(body, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if marker := fenceMarker(trimmed); marker != "" {
-			switch {
-			case fence == "":
-				fence = marker
-			case strings.HasPrefix(trimmed, fence):
-				fence = ""
-			}
+	off := 0
+	for _, line := range strings.SplitAfter(body, "\n") {
+		start := off
+		off += len(line)
+		if markdown.InCode(code, start, off) {
 			continue
 		}
-		if fence != "" {
-			continue
-		}
-		m := listItemRE.FindStringSubmatch(line)
+		m := listItemRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 		if m == nil {
 			continue
 		}
@@ -203,15 +197,6 @@ func ListedPaths(body string) []string {
 		}
 	}
 	return out
-}
-
-func fenceMarker(line string) string {
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(line, f) {
-			return f
-		}
-	}
-	return ""
 }
 
 func pathInItem(item string) string {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/ctxtools/ctx/markdown"
@@ -103,10 +102,15 @@ func (ws *Workspace) fillResume(p *Project, r *ResumeState, data []byte) {
 		r.Frontmatter = fm.Values
 	}
 	r.LastUpdated = fm.String("last_updated")
-	header := quickContext(fm.Body)
-	r.LastSession = header["last session"]
-	r.CurrentPhase = firstNonEmpty(header["current phase"], fm.String("current_phase"))
-	r.NextAction = firstNonEmpty(header["next action"], fm.String("next_task_description"))
+	header := func(name string) string {
+		if l, ok := markdown.FindLabel(data, name, "Quick Context"); ok {
+			return strings.TrimSpace(string(data[l.ValueStart:l.ValueEnd]))
+		}
+		return ""
+	}
+	r.LastSession = header("Last Session")
+	r.CurrentPhase = firstNonEmpty(header("Current Phase"), fm.String("current_phase"))
+	r.NextAction = firstNonEmpty(header("Next Action"), fm.String("next_task_description"))
 	if r.Legacy {
 		r.Note = "read from the legacy location " + r.Path + "; `ctx save` writes " + ws.Rel(ws.ResumePath(p))
 	}
@@ -124,27 +128,6 @@ func (r *ResumeState) Section(title string) string {
 // FrontmatterStrings returns a frontmatter list (or single string) value.
 func (r *ResumeState) FrontmatterStrings(key string) []string {
 	return r.fm.Strings(key)
-}
-
-var headerLineRE = regexp.MustCompile(`(?i)^\s*(?:[-*]\s+)?\**\s*(last session|current phase|next action)\s*(?::\s*\**|\**\s*:)\s*(.*?)\s*$`)
-
-// quickContext reads the "**Last Session:** …" header lines of a save point.
-func quickContext(body []byte) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(string(body), "\n") {
-		m := headerLineRE.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		key := strings.ToLower(m[1])
-		if _, seen := out[key]; !seen {
-			out[key] = strings.TrimSpace(m[2])
-		}
-		if len(out) == 3 {
-			break
-		}
-	}
-	return out
 }
 
 func firstNonEmpty(values ...string) string {

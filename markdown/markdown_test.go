@@ -240,3 +240,33 @@ func FuzzTasksMatchGoldmark(f *testing.F) {
 		}
 	})
 }
+
+func TestFindLabel(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+		found           bool
+	}{
+		{"bold colon inside", "# R\n**Next Action:** ship it\n## Notes\n", "ship it", true},
+		{"bold then colon", "- **Next Action**: ship it\n", "ship it", true},
+		{"plain", "Next Action: ship it\n", "ship it", true},
+		{"after frontmatter that does not parse", "---\na: \"open\n---\n**Next Action:** still\n", "still", true},
+		{"with a BOM", "\ufeff---\nx: 1\n---\n**Next Action:** bom\n", "bom", true},
+		{"inside Quick Context", "# R\n## Quick Context\n**Next Action:** here\n## Later\n", "here", true},
+		{"not in a later section", "# R\n## Notes\n**Next Action:** no\n", "", false},
+		{"not in an indented code block", "Intro.\n\n    **Next Action:** no\n", "", false},
+		{"not in a four-backtick fence", "````\n**Next Action:** no\n```\n````\n", "", false},
+		{"not in the frontmatter", "---\nnext: \"**Next Action:** no\"\n---\n", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, ok := FindLabel([]byte(tt.src), "Next Action", "Quick Context")
+			got := ""
+			if ok {
+				got = tt.src[l.ValueStart:l.ValueEnd]
+			}
+			if ok != tt.found || got != tt.want {
+				t.Errorf("got %q, %v; want %q, %v", got, ok, tt.want, tt.found)
+			}
+		})
+	}
+}

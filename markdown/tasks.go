@@ -122,14 +122,10 @@ func blankFrontmatter(src []byte) []byte {
 	if bytes.HasPrefix(src, bom) {
 		src = append([]byte("   "), src[len(bom):]...)
 	}
-	if openingLine(src) == 0 {
+	off := FrontmatterEnd(src)
+	if off == 0 {
 		return src
 	}
-	fm, err := ReadFrontmatter(src)
-	if err != nil || !fm.Present {
-		return src
-	}
-	off := len(src) - len(fm.Body)
 	// Keep the byte count by blanking the frontmatter instead of cutting it.
 	out := make([]byte, len(src))
 	for i := range off {
@@ -141,6 +137,34 @@ func blankFrontmatter(src []byte) []byte {
 	}
 	copy(out[off:], src[off:])
 	return out
+}
+
+// FrontmatterEnd returns the offset just after a frontmatter block's closing "---" line,
+// found by its delimiters alone, so that a block whose YAML does not parse is still
+// never read as Markdown; 0 when there is no closed block.
+func FrontmatterEnd(src []byte) int {
+	if bytes.HasPrefix(src, bom) {
+		if end := FrontmatterEnd(src[len(bom):]); end > 0 {
+			return end + len(bom)
+		}
+		return 0
+	}
+	open := openingLine(src)
+	if open == 0 {
+		return 0
+	}
+	off := 0
+	for line := 1; line <= open; line++ {
+		off = lineEndOf(src, off)
+	}
+	for off < len(src) {
+		next := lineEndOf(src, off)
+		if string(bytes.TrimSpace(src[off:next])) == "---" {
+			return next
+		}
+		off = next
+	}
+	return 0
 }
 
 // Pending returns up to n open tasks, in order.

@@ -3,7 +3,6 @@ package resume
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -285,18 +284,6 @@ const (
 
 var headerLabels = []string{LastSession, CurrentPhase, NextAction}
 
-func headerRE(label string) *regexp.Regexp {
-	return regexp.MustCompile(`(?im)^([ \t]*(?:[-*][ \t]+)?\*\*[ \t]*` + regexp.QuoteMeta(label) + `[ \t]*:[ \t]*\*\*[ \t]?|[ \t]*(?:[-*][ \t]+)?\*\*[ \t]*` + regexp.QuoteMeta(label) + `[ \t]*\*\*[ \t]*:[ \t]?)([^\r\n]*)`)
-}
-
-var headerREs = map[string]*regexp.Regexp{}
-
-func init() {
-	for _, l := range headerLabels {
-		headerREs[l] = headerRE(l)
-	}
-}
-
 // SetHeader sets the value of a Quick Context header line ("**Next Action:** ...").
 // Only the value after the label changes; a missing line is added after the other
 // header lines, or after the title.
@@ -364,42 +351,14 @@ func (d *Document) Header(label string) (string, bool) {
 	return "", false
 }
 
-// findHeader finds a header line where ctx keeps them: between the frontmatter and the
-// first level-2 section, or inside Quick Context, and never in a code block. The
-// offsets of the match (as FindSubmatchIndex gives them) are into the whole document.
+// findHeader finds a header line where ctx keeps them (markdown.FindLabel): the
+// offsets of the line's match, with [4:6] the value, into the whole document.
 func (d *Document) findHeader(label string) []int {
-	end := len(d.src)
-	for _, s := range d.Sections() {
-		if s.Level != 2 {
-			continue
-		}
-		end = s.Start
-		if strings.EqualFold(s.Title, SectionQuickContext) {
-			end = s.End
-		}
-		break
-	}
-	if end < d.fmEnd {
+	l, ok := markdown.FindLabel(d.src, label, SectionQuickContext)
+	if !ok {
 		return nil
 	}
-	code := markdown.CodeBlocks(d.src)
-	for _, loc := range headerREs[label].FindAllSubmatchIndex(d.src[d.fmEnd:end], -1) {
-		at := d.fmEnd + loc[0]
-		inCode := false
-		for _, c := range code {
-			if at >= c[0] && at < c[1] {
-				inCode = true
-				break
-			}
-		}
-		if !inCode {
-			for k := range loc {
-				loc[k] += d.fmEnd
-			}
-			return loc
-		}
-	}
-	return nil
+	return []int{l.Start, l.ValueEnd, 0, 0, l.ValueStart, l.ValueEnd}
 }
 
 func oneLine(s string) string {

@@ -83,24 +83,22 @@ type hookRun struct {
 // it does nothing; a failure becomes one warning and exit 0.
 func runHook(app *App, name string, run func(*hookRun) error) error {
 	h := &hookRun{App: app, Name: name, Payload: &hook.Payload{}}
-	data, err := app.readStdin(hookStdinWait)
-	if err != nil {
-		app.Warn("%s: %v", name, err)
-	}
-	if len(data) > 0 {
-		p, err := hook.ParsePayload(data)
-		if err != nil {
-			app.Warn("%s: %v", name, err)
-		} else {
+	data, inputErr := app.readStdin(hookStdinWait)
+	if len(data) > 0 && inputErr == nil {
+		var p *hook.Payload
+		if p, inputErr = hook.ParsePayload(data); inputErr == nil {
 			h.Payload = p
 		}
 	}
 	h.SessionID = firstNonEmpty(h.Payload.SessionID, app.Getenv(session.EnvSessionID), session.UnknownSession)
 	ws, err := app.workspaceFrom(h.Payload.Cwd)
 	if err != nil {
-		return nil // not in a workspace: hooks do nothing
+		return nil // not in a workspace: hooks do nothing, not even complain
 	}
 	h.WS = ws
+	if inputErr != nil {
+		app.Warn("%s: %v", name, inputErr)
+	}
 	if err := run(h); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.silent {

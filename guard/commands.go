@@ -14,6 +14,9 @@ type unwrapped struct {
 	// script is a command line the wrapper splits and runs (env -S), when hasScript.
 	script    string
 	hasScript bool
+	// xargs is set when xargs runs the command with words it reads, from a file when
+	// xargsFile (-a FILE), else from stdin.
+	xargs, xargsFile bool
 }
 
 // wrapper describes a command that runs another one: which of its short options
@@ -65,8 +68,11 @@ func (c *checker) unwrap(args []arg, sc *scope) unwrapped {
 				u.cwd, u.cwdSet = (&scope{cwd: u.cwd}).abs(value), true
 			case (opt == "S" || opt == "split-string") && name == "env":
 				u.script, u.hasScript = value, true
+			case (opt == "a" || opt == "arg-file") && name == "xargs":
+				u.xargsFile = true
 			}
 		})
+		u.xargs = u.xargs || name == "xargs"
 		if noCommand {
 			return unwrapped{}
 		}
@@ -183,13 +189,57 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 	if len(args) == 0 || !args[0].known {
 		return
 	}
+	// A refusal about what flows along a pipe quotes the whole pipeline.
+	piped := text
+	if in.pipeline != "" {
+		piped = in.pipeline
+	}
 	if d, ok := c.rules.denied(args); ok {
 		c.denyConfig(d, text)
 		return
 	}
 	switch name := commandName(args[0].s); {
-	case name == "rm":
+	case name == "rm" || name == "unlink":
 		c.rm(args, sc, text)
+		if u.xargs && !c.done() {
+			c.xargsRm(args, in, u, sc, piped)
+		}
+	case name == "shred":
+		if u.xargs {
+			args = append(args, arg{}) // xargs supplies files to shred
+		}
+		c.shred(args, text)
+	case name == "truncate":
+		c.truncate(args, sc, text)
+	case name == "chmod" || name == "chown" || name == "chgrp":
+		c.chmodRecursive(args, sc, text)
+	case name == "source" || name == ".":
+		if len(args) > 1 && args[1].download {
+			c.denyPipeToShell(text, "sources a download into the shell")
+		}
+	case interpreters[name]:
+		c.interpreter(args, in, piped)
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts":
+		// They assign the variables they name. Marking an option's value as well only
+		// spares that name from the unset-variable rule.
+		for _, a := range args[1:] {
+			if a.known && isName(a.s) {
+				sc.markAssigned(a.s)
+			}
+		}
+	case name == "unset":
+		for _, a := range args[1:] {
+			if a.known {
+				delete(sc.vars, a.s)
+				delete(sc.assigned, a.s)
+			}
+		}
+	case name == "printf":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i].known && args[i].s == "-v" && args[i+1].known {
+				sc.markAssigned(args[i+1].s)
+			}
+		}
 	case name == "git":
 		c.git(args, sc, text)
 	case name == "dd":
@@ -208,8 +258,12 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 			}
 		}
 	case shells[name]:
-		c.shell(args, in, sc)
+		c.shell(args, in, sc, piped)
 	case name == "eval":
+		if anyDownload(args[1:]) {
+			c.denyPipeToShell(text, "evaluates a download")
+			return
+		}
 		// eval runs in the current shell, so what it changes (cd, variables) stays.
 		c.script(joinArgs(args[1:]), sc)
 	case name == "trap":
@@ -224,8 +278,9 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 }
 
 // shell checks what bash, sh and the like run: the script of -c, or the script they
-// read on stdin when given no script file. A script file cannot be checked.
-func (c *checker) shell(args []arg, in input, sc *scope) {
+// read on stdin when given no script file. A script file cannot be checked, but one
+// that is a download, as in bash <(curl URL), is refused.
+func (c *checker) shell(args []arg, in input, sc *scope, text string) {
 	i := 1
 	inline, fromStdin := false, false
 	for i < len(args) {
@@ -259,13 +314,48 @@ func (c *checker) shell(args []arg, in input, sc *scope) {
 			i++ // -o pipefail, -O extglob: the option's name
 		}
 	}
+	stdin := i >= len(args) || fromStdin
 	switch {
+	case inline && i < len(args) && args[i].download:
+		c.denyPipeToShell(text, "runs a download as a shell script")
 	case inline:
 		if i < len(args) {
 			c.script(args[i].s, sc.sub())
 		}
-	case (i >= len(args) || fromStdin) && in.ok:
+	case !stdin && args[i].download:
+		c.denyPipeToShell(text, "runs a download as a shell script")
+	case stdin && in.download:
+		c.denyPipeToShell(text, "pipes a download into a shell")
+	case stdin && in.ok:
 		c.script(in.text, sc.sub())
+	}
+}
+
+// interpreter refuses python, perl, node and the like running a download: read on stdin
+// when they are given no program, or given as the program (-c, -e, or a <(curl URL)
+// file). A download passed as data to a program file is its business.
+func (c *checker) interpreter(args []arg, in input, text string) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.known || a.s == "-" || !strings.HasPrefix(a.s, "-"):
+			if a.download {
+				c.denyPipeToShell(text, "runs a download as a program")
+			} else if a.s == "-" && in.download {
+				c.denyPipeToShell(text, "pipes a download into an interpreter")
+			}
+			return
+		case a.s == "-c" || a.s == "-e" || a.s == "-E":
+			if i+1 < len(args) && args[i+1].download {
+				c.denyPipeToShell(text, "runs a download as a program")
+			}
+			return
+		case a.s == "-m":
+			return
+		}
+	}
+	if in.download {
+		c.denyPipeToShell(text, "pipes a download into an interpreter")
 	}
 }
 
@@ -277,25 +367,6 @@ func (c *checker) trap(args []arg, sc *scope) {
 	}
 	if len(rest) >= 2 {
 		c.script(rest[0].s, sc.sub())
-	}
-}
-
-// find checks the commands of -exec, -execdir, -ok and -okdir. Their {} stands for
-// files find chooses, which the guard does not know.
-func (c *checker) find(args []arg, sc *scope, text string) {
-	for i := 1; i < len(args); i++ {
-		switch args[i].s {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
-			continue
-		}
-		start := i + 1
-		end := start
-		for end < len(args) && (!args[end].known || args[end].s != ";" && args[end].s != "+") {
-			end++
-		}
-		c.command(args[start:end], input{}, sc, text)
-		i = end
 	}
 }
 

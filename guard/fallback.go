@@ -8,11 +8,10 @@ import (
 // funcDef finds `name() { body }` in text that does not parse.
 var funcDef = regexp.MustCompile(`([^\s(){};|&<>]+)\s*\(\s*\)\s*\{([^}]*)\}`)
 
-// fallback checks text the parser rejected. bash would refuse most such text too, but
-// not all of it (a trailing unterminated quote only fails once reached), so the two
-// most catastrophic forms are looked for textually: a fork bomb, and rm -r of /, ~ or
-// $HOME spelled out literally. Anything subtler passes: without a parse, a stricter
-// textual check would refuse harmless commands that merely mention these words.
+// fallback looks at text the parser rejected for the two most catastrophic forms,
+// spelled out literally: a fork bomb, and rm -r of /, ~ or $HOME. It only names the rule
+// of the refusal: Check refuses all text that does not parse anyway (see denyUnparsed),
+// because bash runs a script's complete lines before it reaches a syntax error.
 func (c *checker) fallback(text string) {
 	for _, m := range funcDef.FindAllStringSubmatch(text, -1) {
 		name, body := m[1], m[2]

@@ -1,7 +1,9 @@
 // Package guard decides whether a Bash command an agent is about to run is destructive
-// enough to refuse: recursive deletion of the filesystem, the home folder or the
-// workspace, forced pushes to main, discarding uncommitted work, dropping databases,
-// formatting or overwriting disks, and fork bombs.
+// enough to refuse: recursive deletion of the filesystem, the home folder, the
+// workspace or its projects (by rm, find or xargs), forced pushes to main, discarding
+// uncommitted work or stashes, emptying or dropping database tables, overwriting files
+// in place, recursive permission changes, running a download unread, formatting or
+// overwriting disks, and fork bombs.
 //
 // It works on the parsed command (mvdan.cc/sh/v3, bash dialect) rather than on its text,
 // so quoting cannot hide a command and text that merely mentions one (an echo, a grep
@@ -19,22 +21,43 @@
 //	rm-workspace         rm -r of the workspace root or all of its contents
 //	rm-parent            rm -r of a folder that holds the workspace or the home folder
 //	rm-system            rm -r of a system folder such as /usr, /etc or /var/lib
+//	rm-projects          rm -r of the projects folder (02-projects, 02-builds), of a project
+//	                     folder in it, or of a 01-planning folder, or of all their contents
+//	rm-unset-var         rm -r of a path that a variable the command never assigns would
+//	                     collapse to / or another protected folder, as in "$DIR/"
+//	find-delete          find -delete or find -exec rm over a protected or project folder,
+//	                     unless its tests limit it to generated files such as *.pyc
+//	xargs-rm             xargs rm fed paths the guard cannot see (a file, another command)
+//	                     or by a find that find-delete would refuse
 //	git-force-push       a forced push to main or master, or to a branch the guard cannot see
 //	git-delete-main      a push that deletes the remote main or master
 //	git-reset-hard       git reset --hard while Env.Dirty reports uncommitted changes
 //	git-clean            git clean -f with -d, -x or -X while Env.Dirty reports changes
+//	git-checkout-discard git checkout -f, or of the whole tree (., :/, *, a folder), over changes
+//	git-restore-discard  git restore of the whole tree's working files over changes
+//	git-switch-discard   git switch -f or --discard-changes over changes
+//	git-stash-drop       git stash drop or clear, always: a dropped stash has no name left
+//	overwrite-in-place   shred; truncate of a file in the workspace or home; > or tee onto a
+//	                     save point, plan, .ctx/config.yaml, .env or a file in ~/.ssh
+//	chmod-recursive      chmod -R over /, a system folder, home, the workspace or projects folder
+//	chown-recursive      chown -R or chgrp -R over the same folders
+//	pipe-to-shell        a download run by a shell unread: curl URL | sh, bash <(curl URL)
 //	sql-drop             DROP DATABASE, TABLE or SCHEMA sent to a SQL client
+//	sql-truncate         TRUNCATE sent to a SQL client
+//	sql-delete-all       DELETE without WHERE sent to a SQL client
 //	mkfs                 making a filesystem (mkfs, mkfs.*, mke2fs and the like)
 //	dd-device            dd of=/dev/... other than /dev/null and its kin
 //	device-write         a redirection or tee onto a disk device
 //	fork-bomb            a function that spawns copies of itself in a pipe or background
 //	too-deep             scripts nested inside strings beyond what the guard will parse
+//	unjudgeable          a command the guard cannot judge: it does not parse, or it is too
+//	                     large or too deeply nested to parse safely
 //	config-deny          a pattern from the workspace's guard.deny
 //
-// A command that does not parse is checked by a conservative textual fallback that only
-// recognises the fork bomb and the literal `rm -rf /` and `rm -rf ~` forms: the shell
-// would refuse to run it anyway, so the fallback only has to catch what a lenient shell
-// might still execute.
+// The guard fails closed: what it cannot parse or bound is refused with a reason saying
+// so, never allowed. A command that does not parse first meets a textual fallback that
+// recognises the fork bomb and the literal `rm -rf /` and `rm -rf ~` forms, only so that
+// the reason can name them; anything else that does not parse is refused as unjudgeable.
 package guard
 
 import (
@@ -74,6 +97,12 @@ type Env struct {
 	// changes. It is injected so that tests need no git; nil, or an unknown dir, counts
 	// as dirty, because the guard cannot then prove that nothing would be lost.
 	Dirty func(dir string) bool
+	// ProjectsDir, PlanningDir and ResumeFile are the workspace's layout names from
+	// .ctx/config.yaml, when it changes them. Empty means ctx's defaults (02-projects,
+	// 01-planning, _resume.md); the defaults and 02-builds are protected either way.
+	ProjectsDir string
+	PlanningDir string
+	ResumeFile  string
 }
 
 // Verdict is the outcome of a Check.
@@ -92,6 +121,8 @@ type Rules struct {
 	// protected are the folders whose recursive deletion is refused, most severe first,
 	// used to match glob targets such as /ho*.
 	protected []protectedPath
+	// layout names the workspace's projects folders, planning folders and save points.
+	layout layout
 }
 
 type denyPattern struct {
@@ -107,8 +138,10 @@ type protectedPath struct {
 
 var errEmptyPattern = errors.New("empty pattern")
 
-// New prepares the rules for env. It fails when a deny pattern or an allow entry is
-// empty or is not a single simple command of plain words.
+// New prepares the rules for env. It always returns usable Rules: a deny pattern or an
+// allow entry that is empty or is not a single simple command of plain words is left
+// out and reported in the error, one line per entry, while the built-in rules and the
+// valid entries stay in force. A caller shows the error and still checks the command.
 func New(cfg Config, env Env) (*Rules, error) {
 	env.Home = cleanAbs(env.Home)
 	env.Workspace = cleanAbs(env.Workspace)
@@ -117,6 +150,8 @@ func New(cfg Config, env Env) (*Rules, error) {
 		env.Cwd = env.Workspace
 	}
 	r := &Rules{env: env}
+	r.protected = protectedPaths(env.Home, env.Workspace)
+	r.layout = newLayout(env)
 	var errs []error
 	for i, d := range cfg.Deny {
 		words, err := patternWords(d.Pattern, false)
@@ -137,16 +172,13 @@ func New(cfg Config, env Env) (*Rules, error) {
 		}
 		r.allow = append(r.allow, r.expandAllow(words))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	r.protected = protectedPaths(env.Home, env.Workspace)
-	return r, nil
+	return r, errors.Join(errs...)
 }
 
 // Check parses command as bash and reports whether it must be refused. It starts no
-// process other than the injected Env.Dirty, and only for git reset --hard and
-// git clean.
+// process other than the injected Env.Dirty, and only for the git commands that
+// discard uncommitted work. A command too large or too deeply nested to parse safely,
+// or one that does not parse, is refused as unjudgeable.
 func (r *Rules) Check(command string) Verdict {
 	c := &checker{rules: r}
 	c.script(command, &scope{cwd: r.env.Cwd})

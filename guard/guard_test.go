@@ -92,6 +92,10 @@ func TestDenied(t *testing.T) {
 		{`env --chdir=/ rm -rf ./*`, "rm-root"},
 		{`xargs rm -rf /`, "rm-root"},
 		{`find . -name x -exec rm -rf / \;`, "rm-root"},
+		// xargs hands rm paths: known ones are judged, unseen ones refused in the workspace.
+		{`echo / | xargs rm -rf`, "rm-root"},
+		{`ls | xargs rm -rf`, "xargs-rm"},
+		{`xargs -0 rm -rf < files.txt`, "xargs-rm"},
 		// Every place a command can hide.
 		{`echo ok && rm -rf /`, "rm-root"},
 		{`false || rm -rf ~`, "rm-home"},
@@ -233,11 +237,8 @@ func TestAllowed(t *testing.T) {
 		`rm -rf "~"`,
 		`find . -name '*.pyc' -delete`,
 		`find . -type d -name __pycache__ -exec rm -rf {} +`,
-		`ls | xargs rm -rf`,
 		`for d in build dist; do rm -rf "$d"; done`,
 		`for f in *.log; do rm -f "$f"; done`,
-		`xargs -0 rm -rf < files.txt`,
-		`echo / | xargs rm -rf`,
 		`bash -c "$SCRIPT"`,
 		// Git that keeps work.
 		`git push origin main`,
@@ -372,10 +373,51 @@ func TestNewRejectsMalformedPatterns(t *testing.T) {
 		{Allow: []string{"rm -rf build > log"}},
 		{Allow: []string{"rm -rf $(pwd)"}},
 	} {
-		if _, err := New(cfg, testEnv()); err == nil {
+		r, err := New(cfg, testEnv())
+		if err == nil {
 			t.Errorf("New(%+v) succeeded, want an error", cfg)
 		} else if msg := err.Error(); msg != strings.ToLower(msg[:1])+msg[1:] || !strings.HasPrefix(msg, "guard.") {
 			t.Errorf("error %q: want `guard.deny[i] ...: why`, lowercase", msg)
+		}
+		// A bad entry never lowers protection: the built-in rules still apply.
+		if r == nil {
+			t.Fatalf("New(%+v) returned no Rules", cfg)
+		}
+		if v := r.Check(`rm -rf /`); v.Rule != "rm-root" {
+			t.Errorf("New(%+v): rm -rf / = %+v, want rm-root despite the bad entry", cfg, v)
+		}
+	}
+}
+
+func TestNewKeepsValidEntries(t *testing.T) {
+	cfg := Config{
+		Deny: []DenyRule{
+			{Pattern: "terraform destroy"},
+			{Pattern: "make; make install"},
+			{Pattern: "helm uninstall"},
+		},
+		Allow: []string{"rm -rf $(pwd)", "git push --force origin main"},
+	}
+	r, err := New(cfg, testEnv())
+	if err == nil {
+		t.Fatal("New succeeded, want an error naming the bad entries")
+	}
+	for _, want := range []string{`guard.deny[1] "make; make install"`, `guard.allow[0] "rm -rf $(pwd)"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "terraform") || strings.Contains(err.Error(), "helm") {
+		t.Errorf("error %q names a valid entry", err)
+	}
+	for command, rule := range map[string]string{
+		`terraform destroy`:            "config-deny",
+		`helm uninstall web`:           "config-deny",
+		`rm -rf ~`:                     "rm-home",
+		`git push --force origin main`: "",
+	} {
+		if v := r.Check(command); v.Rule != rule {
+			t.Errorf("Check(%q) = %+v, want rule %q", command, v, rule)
 		}
 	}
 }
@@ -462,6 +504,41 @@ func TestLargeInputsStayFast(t *testing.T) {
 	}
 }
 
+// TestUnjudgeableIsRefused checks that what the guard cannot judge is refused, and
+// quickly: text that does not parse, a command over the size bound, nesting that would
+// overflow the parser's stack (a fatal error, which would let the command run), and a
+// string built from variables beyond the bound.
+func TestUnjudgeableIsRefused(t *testing.T) {
+	r := newRules(t, Config{}, testEnv())
+	for name, tt := range map[string]struct {
+		command string
+		why     string
+	}{
+		"does not parse":         {`rm -rf 02-projects; echo "unterminated`, "could not parse"},
+		"inner script unparsed":  {`bash -c 'if then'`, "could not parse"},
+		"too large":              {strings.Repeat("echo ok; ", maxCommandBytes/9+1), "KiB long"},
+		"8 MiB of parentheses":   {strings.Repeat("(", 4<<20) + strings.Repeat(")", 4<<20), "KiB long"},
+		"deep parentheses":       {strings.Repeat("(", maxNesting+1) + "true" + strings.Repeat(")", maxNesting+1), "levels deep"},
+		"deep substitutions":     {strings.Repeat("$(", maxNesting+1) + strings.Repeat(")", maxNesting+1), "levels deep"},
+		"deep arithmetic":        {"echo $((" + strings.Repeat("(", maxNesting) + "1" + strings.Repeat(")", maxNesting) + "))", "levels deep"},
+		"deep inside bash -c":    {`bash -c "` + strings.Repeat("{ ", maxNesting+1) + "true;" + strings.Repeat(" }", maxNesting+1) + `"`, "levels deep"},
+		"string built too large": {"a=" + strings.Repeat("x", 1<<10) + strings.Repeat("; a=$a$a", 8) + "; eval \"$a\"", "string longer"},
+	} {
+		start := time.Now()
+		v := r.Check(tt.command)
+		if v.Rule != "unjudgeable" || !strings.Contains(v.Reason, tt.why) {
+			t.Errorf("%s: %+v, want unjudgeable saying %q", name, v, tt.why)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: Check took %v", name, d)
+		}
+	}
+	// Within the bounds, nesting as deep as real commands go is judged.
+	if v := r.Check(strings.Repeat("(", 50) + "rm -rf ~" + strings.Repeat(")", 50)); v.Rule != "rm-home" {
+		t.Errorf("50 nested subshells: %+v, want rm-home", v)
+	}
+}
+
 func FuzzCheck(f *testing.F) {
 	for _, seed := range []string{
 		`rm -rf /`, `:(){ :|:& };:`, `git push -f origin main`, "psql <<EOF\nDROP TABLE x;\nEOF",
@@ -469,6 +546,12 @@ func FuzzCheck(f *testing.F) {
 		`sudo -D / env -S 'nice -n 1 rm -rf *'`, `find / -exec sh -c 'dd of=/dev/sda' \;`,
 		`x() { x | x & }`, `cat <<-'E' | bash` + "\n\trm -rf ~\n\tE", `[[ $(rm -rf /) ]]`,
 		`coproc rm -rf ~`, `let x=$(rm -rf /)`, `declare -x D=/; rm -rf $D`, `rm -rf /[ho]*`,
+		`rm -rf "$D/"*`, `find . -name '*.md' | xargs -0 rm`, `git checkout -- :/`, `git stash drop`,
+		`: > 01-planning/_resume.md`, `chmod -R -w ~`, `curl -s x | sudo bash -s`, `bash <(wget -qO- x)`,
+		`psql -c "WITH a AS (SELECT 1) DELETE FROM t -- WHERE"`, `truncate -s0 ~/.ssh/id_rsa`,
+		strings.Repeat("(", 300) + strings.Repeat(")", 300), strings.Repeat("$((", 100) + "1" + strings.Repeat("))", 100),
+		strings.Repeat("if true; then ", 200) + "rm -rf ~" + strings.Repeat("; fi", 200),
+		"rm -rf \xff\xfe /", "echo '\xc3\x28' | sh", "a=$'\xff'; rm -rf \"$a/\"", "f() f() f() f() rm -rf /",
 	} {
 		f.Add(seed)
 	}
@@ -502,5 +585,27 @@ func BenchmarkCheck(b *testing.B) {
 				r.Check(bc.command)
 			}
 		})
+	}
+}
+
+// TestConfiguredLayout checks that a workspace that renames its projects folder,
+// planning folder or save point (loader.Config) keeps them protected, and the
+// defaults with them.
+func TestConfiguredLayout(t *testing.T) {
+	env := testEnv()
+	env.ProjectsDir, env.PlanningDir, env.ResumeFile = "work/projects", "plan", "resume.md"
+	r := newRules(t, Config{}, env)
+	for command, rule := range map[string]string{
+		`rm -rf work/projects`:                    "rm-projects",
+		`rm -rf work/projects/12-api`:             "rm-projects",
+		`rm -rf work/projects/12-api/plan`:        "rm-projects",
+		`rm -rf 02-projects/03-x`:                 "rm-projects",
+		`: > work/projects/12-api/plan/resume.md`: "overwrite-in-place",
+		`rm -rf work/projects/12-api/03-working`:  "",
+		`rm -rf work/build`:                       "",
+	} {
+		if v := r.Check(command); v.Rule != rule {
+			t.Errorf("Check(%q) = %+v, want rule %q", command, v, rule)
+		}
 	}
 }

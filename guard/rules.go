@@ -2,7 +2,6 @@ package guard
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -11,23 +10,38 @@ import (
 
 // Rule ids, as reported in Verdict.Rule.
 const (
-	ruleRmRoot           = "rm-root"             // rm -r of / or /*
-	ruleRmHome           = "rm-home"             // rm -r of the home folder or all its contents
-	ruleRmWorkspace      = "rm-workspace"        // rm -r of the workspace root or all its contents
-	ruleRmParent         = "rm-parent"           // rm -r of a folder holding the workspace or home
-	ruleRmSystem         = "rm-system"           // rm -r of a system folder such as /usr or /etc
-	ruleRmNoPreserveRoot = "rm-no-preserve-root" // rm --no-preserve-root
-	ruleGitForcePush     = "git-force-push"      // forced push to main or master, or to an unknown branch
-	ruleGitDeleteMain    = "git-delete-main"     // push deleting the remote main or master
-	ruleGitResetHard     = "git-reset-hard"      // git reset --hard with uncommitted changes
-	ruleGitClean         = "git-clean"           // git clean -f with -d, -x or -X, with uncommitted changes
-	ruleSQLDrop          = "sql-drop"            // DROP DATABASE, TABLE or SCHEMA sent to a SQL client
-	ruleMkfs             = "mkfs"                // making a filesystem
-	ruleDdDevice         = "dd-device"           // dd of=/dev/...
-	ruleDeviceWrite      = "device-write"        // > or tee onto a disk device
-	ruleForkBomb         = "fork-bomb"           // a function that spawns copies of itself
-	ruleTooDeep          = "too-deep"            // scripts nested in strings beyond maxDepth
-	ruleConfigDeny       = "config-deny"         // a pattern from the workspace's guard.deny
+	ruleRmRoot             = "rm-root"              // rm -r of / or /*
+	ruleRmHome             = "rm-home"              // rm -r of the home folder or all its contents
+	ruleRmWorkspace        = "rm-workspace"         // rm -r of the workspace root or all its contents
+	ruleRmParent           = "rm-parent"            // rm -r of a folder holding the workspace or home
+	ruleRmSystem           = "rm-system"            // rm -r of a system folder such as /usr or /etc
+	ruleRmNoPreserveRoot   = "rm-no-preserve-root"  // rm --no-preserve-root
+	ruleRmProjects         = "rm-projects"          // rm -r of the projects folder, a project or a planning folder
+	ruleRmUnsetVar         = "rm-unset-var"         // rm -r of "$UNSET/" and the like
+	ruleFindDelete         = "find-delete"          // find -delete or -exec rm over a protected folder
+	ruleXargsRm            = "xargs-rm"             // xargs rm over paths the guard cannot see
+	ruleGitForcePush       = "git-force-push"       // forced push to main or master, or to an unknown branch
+	ruleGitDeleteMain      = "git-delete-main"      // push deleting the remote main or master
+	ruleGitResetHard       = "git-reset-hard"       // git reset --hard with uncommitted changes
+	ruleGitClean           = "git-clean"            // git clean -f with -d, -x or -X, with uncommitted changes
+	ruleGitCheckoutDiscard = "git-checkout-discard" // git checkout -f or over the whole tree, with changes
+	ruleGitRestoreDiscard  = "git-restore-discard"  // git restore of the whole working tree, with changes
+	ruleGitSwitchDiscard   = "git-switch-discard"   // git switch -f or --discard-changes, with changes
+	ruleGitStashDrop       = "git-stash-drop"       // git stash drop or clear
+	ruleOverwriteInPlace   = "overwrite-in-place"   // shred, truncate, or > onto a save point or secret
+	ruleChmodRecursive     = "chmod-recursive"      // chmod -R over a protected folder
+	ruleChownRecursive     = "chown-recursive"      // chown -R or chgrp -R over a protected folder
+	rulePipeToShell        = "pipe-to-shell"        // a download run by a shell unread
+	ruleSQLDrop            = "sql-drop"             // DROP DATABASE, TABLE or SCHEMA sent to a SQL client
+	ruleSQLTruncate        = "sql-truncate"         // TRUNCATE sent to a SQL client
+	ruleSQLDeleteAll       = "sql-delete-all"       // DELETE without WHERE sent to a SQL client
+	ruleMkfs               = "mkfs"                 // making a filesystem
+	ruleDdDevice           = "dd-device"            // dd of=/dev/...
+	ruleDeviceWrite        = "device-write"         // > or tee onto a disk device
+	ruleForkBomb           = "fork-bomb"            // a function that spawns copies of itself
+	ruleTooDeep            = "too-deep"             // scripts nested in strings beyond maxDepth
+	ruleUnjudgeable        = "unjudgeable"          // does not parse, or too large or nested to parse
+	ruleConfigDeny         = "config-deny"          // a pattern from the workspace's guard.deny
 )
 
 func (c *checker) denyConfig(d denyPattern, text string) {
@@ -75,35 +89,44 @@ func (c *checker) rm(args []arg, sc *scope, text string) {
 		return
 	}
 	for _, t := range targets {
-		if !t.known {
-			continue
+		if t.known {
+			if p, rule := c.protectedTarget(t.s, sc); rule != "" {
+				c.deny(rule, rmReason(rule, text, p))
+				return
+			}
+			if p, kind := c.projectsTarget(t.s, sc); kind != "" {
+				c.deny(ruleRmProjects, "Refused "+text+": "+projectsWhat(p, kind)+", and deleting it loses plans and save points that nothing can restore; delete the specific file or build folder you mean (one inside 03-working, say), or ask the user.")
+				return
+			}
 		}
-		p, rule := c.protectedTarget(t.s, sc)
-		if rule == "" {
-			continue
+		if p, v := c.collapses(t, sc); v != "" {
+			c.deny(ruleRmUnsetVar, "Refused "+text+": nothing in this command sets $"+v+" before rm's arguments are expanded, and if it is empty the path becomes "+p+", which rm would delete; set it in a command of its own first, or write ${"+v+":?} so that bash stops when it is empty.")
+			return
 		}
-		c.deny(rule, rmReason(rule, text, p))
-		return
 	}
+}
+
+// collapses reports the protected folder t would name if the variables the command
+// never assigns were empty, and the first such variable; "" when it names none.
+func (c *checker) collapses(t arg, sc *scope) (string, string) {
+	if t.unset == "" || t.ifUnset == "" {
+		return "", "" // an empty operand names no file
+	}
+	if p, rule := c.protectedTarget(t.ifUnset, sc); rule != "" {
+		return p, t.unset
+	}
+	if p, kind := c.projectsTarget(t.ifUnset, sc); kind != "" {
+		return p, t.unset
+	}
+	return "", ""
 }
 
 // protectedTarget reports which protected folder deleting target would destroy, itself
 // or all its contents (x/*, x/.*, and * or .* in it), and the rule that protects it.
 func (c *checker) protectedTarget(target string, sc *scope) (string, string) {
-	p := target
-	for {
-		switch {
-		case p == "*" || p == ".*":
-			p = "."
-			continue
-		case strings.HasSuffix(p, "/*"):
-			p = p[:len(p)-1]
-			continue
-		case strings.HasSuffix(p, "/.*"):
-			p = p[:len(p)-2]
-			continue
-		}
-		break
+	p := holder(target)
+	if p == "" {
+		return "", ""
 	}
 	abs := sc.abs(p)
 	if abs == "" {
@@ -121,6 +144,28 @@ func (c *checker) protectedTarget(target string, sc *scope) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// holder is the folder that deleting target would empty or remove: target itself, or
+// the folder whose every entry it names (x/*, x/.*, * and .* naming the working folder).
+// It is "" for the empty word, which names no file.
+func holder(target string) string {
+	if target == "" {
+		return ""
+	}
+	p := path.Clean(target)
+	for {
+		switch {
+		case p == "*" || p == ".*":
+			return "."
+		case strings.HasSuffix(p, "/*"):
+			p = path.Clean(p[:len(p)-1])
+		case strings.HasSuffix(p, "/.*"):
+			p = path.Clean(p[:len(p)-2])
+		default:
+			return p
+		}
+	}
 }
 
 // abbreviates reports whether name, typed after --, selects the long option: GNU and
@@ -178,6 +223,14 @@ func (c *checker) git(args []arg, sc *scope, text string) {
 				c.reset(args[i+1:], dir, text)
 			case "clean":
 				c.clean(args[i+1:], dir, text)
+			case "checkout":
+				c.checkout(args[i+1:], dir, text)
+			case "restore":
+				c.restore(args[i+1:], dir, text)
+			case "switch":
+				c.switchBranch(args[i+1:], dir, text)
+			case "stash":
+				c.stash(args[i+1:], text)
 			}
 			return
 		}
@@ -287,7 +340,7 @@ func (c *checker) reset(args []arg, dir, text string) {
 		}
 		if a.known && a.s == "--hard" {
 			if c.isDirty(dir) {
-				c.deny(ruleGitResetHard, "Refused "+text+": "+repoName(dir)+" has uncommitted changes that a hard reset destroys for good; commit them or run `git stash` first, then reset.")
+				c.deny(ruleGitResetHard, "Refused "+text+": "+repoName(dir)+" has uncommitted changes that a hard reset destroys for good; keep them first with `git stash push -m \"before reset\"` or commit them, then run the reset as a command of its own.")
 			}
 			return
 		}
@@ -334,7 +387,7 @@ func (c *checker) clean(args []arg, dir, text string) {
 		return
 	}
 	if c.isDirty(dir) {
-		c.deny(ruleGitClean, "Refused "+text+": "+repoName(dir)+" has uncommitted work, and git clean deletes untracked (and with -x ignored) files permanently; review with `git clean -n` and commit or stash what matters first.")
+		c.deny(ruleGitClean, "Refused "+text+": "+repoName(dir)+" has uncommitted work, and git clean deletes untracked (and with -x ignored) files permanently; list what it would delete with `git clean -n -d -x`, and keep what matters with `git stash push --include-untracked -m \"before clean\"` first.")
 	}
 }
 
@@ -362,26 +415,6 @@ func (c *checker) isDirty(dir string) bool {
 	return d
 }
 
-var sqlDrop = regexp.MustCompile(`(?i)\bdrop\s+(?:temporary\s+)?(?:database|table|schema)\b`)
-
-// sql refuses DROP DATABASE, TABLE or SCHEMA in any argument of a SQL client (its -c,
-// -e, --command or --execute, or sqlite3's SQL operands) or in what it reads on stdin.
-func (c *checker) sql(args []arg, in input, text string) {
-	for _, a := range args[1:] {
-		if sqlDrop.MatchString(a.s) {
-			c.deny(ruleSQLDrop, sqlReason(text))
-			return
-		}
-	}
-	if in.ok && sqlDrop.MatchString(in.text) {
-		c.deny(ruleSQLDrop, sqlReason(text))
-	}
-}
-
-func sqlReason(text string) string {
-	return "Refused " + text + ": it sends DROP DATABASE, TABLE or SCHEMA, which destroys data beyond recovery; ask the user to run it, or use a migration they can review and roll back."
-}
-
 func (c *checker) dd(args []arg, sc *scope, text string) {
 	for _, a := range args[1:] {
 		if !a.known || !strings.HasPrefix(a.s, "of=") {
@@ -395,20 +428,41 @@ func (c *checker) dd(args []arg, sc *scope, text string) {
 	}
 }
 
+// tee refuses writing onto a disk device, and, without -a, overwriting a save point.
 func (c *checker) tee(args []arg, sc *scope, text string) {
+	appendMode := false
+	opts := true
 	for _, a := range args[1:] {
-		if a.known && diskDevice(sc.abs(a.s)) {
+		if !a.known {
+			continue
+		}
+		if opts && a.s == "--" {
+			opts = false
+			continue
+		}
+		if opts && strings.HasPrefix(a.s, "-") && a.s != "-" {
+			appendMode = appendMode || a.s == "--append" || !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "a")
+			continue
+		}
+		if diskDevice(sc.abs(a.s)) {
 			c.deny(ruleDeviceWrite, deviceReason(text, sc.abs(a.s)))
+			return
+		}
+		if p, what := c.savePoint(a.s, sc); what != "" && !appendMode {
+			c.deny(ruleOverwriteInPlace, overwriteReason(text, p, what))
 			return
 		}
 	}
 }
 
-// redirect refuses output redirected onto a disk device, as in `> /dev/sda`.
-func (c *checker) redirect(r *syntax.Redirect, sc *scope) {
+// redirect refuses output redirected onto a disk device, as in `> /dev/sda`, and a
+// truncating redirection onto a save point, as in `: > _resume.md`.
+func (c *checker) redirect(r *syntax.Redirect, sc *scope, st *syntax.Stmt) {
+	truncates := false
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
-		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.DplOut:
+	case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob:
+		truncates = true
+	case syntax.AppOut, syntax.RdrInOut, syntax.AppClob, syntax.AppAll, syntax.AppAllClob, syntax.DplOut:
 	default:
 		return
 	}
@@ -421,6 +475,12 @@ func (c *checker) redirect(r *syntax.Redirect, sc *scope) {
 	}
 	if p := sc.abs(w.s); diskDevice(p) {
 		c.deny(ruleDeviceWrite, deviceReason("`"+r.Op.String()+" "+w.s+"`", p))
+		return
+	}
+	if truncates {
+		if p, what := c.savePoint(w.s, sc); what != "" {
+			c.deny(ruleOverwriteInPlace, overwriteReason(c.source(st, sc), p, what))
+		}
 	}
 }
 
@@ -471,11 +531,18 @@ func (c *checker) forkBomb(f *syntax.FuncDecl, sc *scope) {
 	name := unescape(f.Name.Value, quoteNone)
 	// The offsets of the self-calls, in source order, answer "does this node call
 	// itself" by a binary search, keeping the check linear in the body's size.
+	// A nested function is judged on its own, when the walk reaches it; walking into
+	// it here as well would make nested definitions cost the square of their size.
 	var selfCalls []uint
 	syntax.Walk(f.Body, func(n syntax.Node) bool {
-		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
-			if a := c.word(ce.Args[0], sc); a.known && a.s == name {
-				selfCalls = append(selfCalls, ce.Args[0].Pos().Offset())
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 {
+				if a := c.word(n.Args[0], sc); a.known && a.s == name {
+					selfCalls = append(selfCalls, n.Args[0].Pos().Offset())
+				}
 			}
 		}
 		return true
@@ -491,6 +558,8 @@ func (c *checker) forkBomb(f *syntax.FuncDecl, sc *scope) {
 	spawns := false
 	syntax.Walk(f.Body, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			return false
 		case *syntax.BinaryCmd:
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && calls(n.X) && calls(n.Y) {
 				spawns = true

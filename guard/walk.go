@@ -14,9 +14,10 @@ const maxDepth = 8
 
 // checker walks one Check's command. It stops at the first refusal.
 type checker struct {
-	rules   *Rules
-	verdict Verdict
-	dirty   map[string]bool
+	rules      *Rules
+	verdict    Verdict
+	dirty      map[string]bool
+	downloaded map[syntax.Node]bool
 }
 
 // input is what a command reads on stdin when the guard can know it: a heredoc, a
@@ -24,6 +25,13 @@ type checker struct {
 type input struct {
 	text string
 	ok   bool
+	// download marks input that comes from a download, directly or through filters.
+	download bool
+	// find is set when the input is the list of paths a find prints.
+	find *findSearch
+	// pipeline quotes the whole pipeline the input comes through, for a reason about
+	// what flows along it.
+	pipeline string
 }
 
 func (c *checker) done() bool { return c.verdict.Deny }
@@ -46,11 +54,16 @@ func (c *checker) script(src string, sc *scope) {
 			strconv.Itoa(maxDepth)+" levels deep, too deep to check; run the inner command directly instead.")
 		return
 	}
+	if c.unjudgeable(src) {
+		return
+	}
 	// A fresh parser each time: Parser.reset does not clear every field, and a parser
 	// left mid-word by a syntax error must not colour the next parse.
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
+		// The fallback only finds a more telling rule for the refusal.
 		c.fallback(src)
+		c.denyUnparsed(err)
 		return
 	}
 	outer, depth := sc.src, sc.depth
@@ -75,7 +88,7 @@ func (c *checker) stmt(st *syntax.Stmt, sc *scope, in input) {
 	for _, r := range st.Redirs {
 		c.exprs(r.Word, sc)
 		c.exprs(r.Hdoc, sc)
-		c.redirect(r, sc)
+		c.redirect(r, sc, st)
 	}
 	switch cmd := st.Cmd.(type) {
 	case nil:
@@ -175,48 +188,69 @@ func (c *checker) pipeline(cmd *syntax.BinaryCmd, sc *scope, in input) {
 	}
 	flatten(cmd.X)
 	flatten(cmd.Y)
+	partIn := in
+	text := c.source(cmd, sc)
 	for i, st := range parts {
 		if c.done() {
 			return
 		}
-		partIn := in
 		if i > 0 {
-			partIn = c.output(parts[i-1], sc)
+			partIn = c.output(parts[i-1], sc, partIn)
+			partIn.pipeline = text
 		}
 		c.stmt(st, sc.sub(), partIn)
 	}
 }
 
-// output is what st writes to stdout, when it is an echo, printf or cat of known text.
-func (c *checker) output(st *syntax.Stmt, sc *scope) input {
+// output is what st writes to stdout given in on its stdin: known text for an echo,
+// printf or cat of known text, the search of a find, and a download for a downloader
+// or for anything downstream of one, since a filter passes the download on.
+func (c *checker) output(st *syntax.Stmt, sc *scope, in input) input {
+	own := c.stdin(st, sc, in)
+	out := input{download: own.download}
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
-		return input{}
+		return out
 	}
 	u := c.unwrap(c.words(call.Args, sc), sc)
 	if len(u.args) == 0 || !u.args[0].known {
-		return input{}
+		return out
 	}
 	args := u.args[1:]
-	switch commandName(u.args[0].s) {
+	switch name := commandName(u.args[0].s); name {
+	case "find":
+		out.find = c.findSearch(u.args, sc)
+		return out
 	case "echo":
 		for len(args) > 0 && (args[0].s == "-n" || args[0].s == "-e" || args[0].s == "-E" || args[0].s == "-ne" || args[0].s == "-en") {
 			args = args[1:]
 		}
-		return input{text: joinArgs(args), ok: true}
+		return input{text: joinArgs(args), ok: true, download: anyDownload(args)}
 	case "printf":
 		if len(args) > 0 && args[0].s == "--" {
 			args = args[1:]
 		}
 		// The format's own escapes matter when the text is a script for a shell.
 		text := strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(joinArgs(args))
-		return input{text: text, ok: true}
+		return input{text: text, ok: true, download: anyDownload(args)}
 	case "cat":
 		if len(args) == 0 || len(args) == 1 && args[0].s == "-" {
-			return c.stdin(st, sc, input{})
+			return own
+		}
+		out.download = out.download || anyDownload(args)
+	default:
+		out.download = out.download || downloaders[name]
+	}
+	return out
+}
+
+func anyDownload(args []arg) bool {
+	for _, a := range args {
+		if a.download {
+			return true
 		}
 	}
-	return input{}
+	return false
 }
 
 // stdin is what the command of st reads: its own heredoc or here-string, else nothing
@@ -230,11 +264,13 @@ func (c *checker) stdin(st *syntax.Stmt, sc *scope, in input) input {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			d := c.document(r, sc)
-			return input{text: d.s, ok: true}
+			return input{text: d.s, ok: true, download: d.download}
 		case syntax.WordHdoc:
-			return input{text: c.word(r.Word, sc).s, ok: true}
+			w := c.word(r.Word, sc)
+			return input{text: w.s, ok: true, download: w.download}
 		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			return input{}
+			// sh < <(curl URL) reads a download; any other file is unknown.
+			return input{download: c.word(r.Word, sc).download}
 		}
 	}
 	return in
@@ -292,8 +328,11 @@ func (c *checker) source(n syntax.Node, sc *scope) string {
 	if start < 0 || end > len(sc.src) || start >= end {
 		return "this command"
 	}
-	text := strings.Join(strings.Fields(sc.src[start:end]), " ")
 	const limit = 100
+	// Only the start is quoted, so only the start is read: a reason for each of many
+	// nested pipelines must not cost the length of each.
+	end = min(end, start+8*limit)
+	text := strings.Join(strings.Fields(sc.src[start:end]), " ")
 	if len(text) > limit {
 		cut := limit
 		for cut > 0 && text[cut]&0xC0 == 0x80 {

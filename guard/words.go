@@ -16,6 +16,13 @@ import (
 type arg struct {
 	s     string
 	known bool
+	// unset names the first variable in the word that the command never assigns and
+	// bash does not set itself, and ifUnset is the word's value with such variables
+	// empty, as bash expands them: "$DIR/" is "/" when DIR is unset.
+	unset   string
+	ifUnset string
+	// download marks a word holding a download, as in "$(curl URL)" or <(wget -O- URL).
+	download bool
 }
 
 // unknownText replaces the parts of a word the guard cannot know. It is a plain word
@@ -35,7 +42,14 @@ type scope struct {
 	vars  map[string]string
 	src   string
 	depth int // nesting of scripts parsed from strings, such as bash -c
+	// assigned are the variables the command assigns, known value or not; past
+	// maxAssigned names, allAssigned stands for every name.
+	assigned    map[string]bool
+	allAssigned bool
 }
+
+// maxAssigned bounds the names a scope remembers as assigned.
+const maxAssigned = 4 * maxVars
 
 // sub is a copy for a subshell: what it changes does not leak back.
 func (sc *scope) sub() *scope {
@@ -46,10 +60,17 @@ func (sc *scope) sub() *scope {
 			n.vars[k] = v
 		}
 	}
+	if len(sc.assigned) > 0 {
+		n.assigned = make(map[string]bool, len(sc.assigned))
+		for k := range sc.assigned {
+			n.assigned[k] = true
+		}
+	}
 	return &n
 }
 
 func (sc *scope) set(name string, a arg) {
+	sc.markAssigned(name)
 	if !a.known {
 		delete(sc.vars, name)
 		return
@@ -60,6 +81,45 @@ func (sc *scope) set(name string, a arg) {
 	if _, ok := sc.vars[name]; ok || len(sc.vars) < maxVars {
 		sc.vars[name] = a.s
 	}
+}
+
+func (sc *scope) markAssigned(name string) {
+	if sc.allAssigned || sc.assigned[name] {
+		return
+	}
+	if len(sc.assigned) >= maxAssigned {
+		sc.allAssigned = true
+		return
+	}
+	if sc.assigned == nil {
+		sc.assigned = map[string]bool{}
+	}
+	sc.assigned[name] = true
+}
+
+// unassigned reports whether name may be unset when the command runs: nothing in it
+// assigns the variable, and bash or a login does not always set it.
+func (sc *scope) unassigned(name string) bool {
+	if sc.allAssigned || sc.assigned[name] || alwaysSet[name] || !isName(name) {
+		return false
+	}
+	_, known := sc.vars[name]
+	return !known
+}
+
+// alwaysSet are the variables bash sets itself, or a login always does.
+var alwaysSet = map[string]bool{
+	"HOME": true, "PWD": true, "OLDPWD": true, "PATH": true, "SHELL": true, "USER": true,
+	"LOGNAME": true, "UID": true, "EUID": true, "PPID": true, "RANDOM": true,
+	"SECONDS": true, "LINENO": true, "HOSTNAME": true, "HOSTTYPE": true, "OSTYPE": true,
+	"MACHTYPE": true, "SHLVL": true, "IFS": true, "BASH": true, "BASHPID": true,
+	"BASH_VERSION": true, "GROUPS": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true,
+}
+
+// isName reports whether s is a variable name rather than a positional or special
+// parameter such as $1, $@ or $?, which the rule for unset variables leaves alone.
+func isName(s string) bool {
+	return s != "" && isAssignment(s+"=")
 }
 
 // abs is p as an absolute clean path, or "" when it is relative and the working folder
@@ -85,8 +145,7 @@ func (c *checker) words(ws []*syntax.Word, sc *scope) []arg {
 // word resolves w as bash would, for the parts that need no process: quotes, escapes,
 // a leading ~, and $HOME, $PWD and variables assigned earlier in the command.
 func (c *checker) word(w *syntax.Word, sc *scope) arg {
-	var b strings.Builder
-	known := true
+	x := &expansion{known: true}
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -94,43 +153,115 @@ func (c *checker) word(w *syntax.Word, sc *scope) arg {
 			if i == 0 && strings.HasPrefix(v, "~") {
 				var ok bool
 				v, ok = c.tilde(v, sc)
-				known = known && ok
+				x.known = x.known && ok
 			}
-			b.WriteString(v)
+			x.write(v)
 		case *syntax.SglQuoted:
-			b.WriteString(singleQuoted(p))
+			x.write(singleQuoted(p))
 		case *syntax.DblQuoted:
 			for _, inner := range p.Parts {
-				known = c.part(&b, inner, sc) && known
+				c.part(x, inner, sc)
 			}
 		default:
-			known = c.part(&b, part, sc) && known
+			c.part(x, part, sc)
+		}
+		if c.tooLarge(x) {
+			break
 		}
 	}
-	return arg{s: b.String(), known: known}
+	return x.arg()
+}
+
+// expansion collects a word's value as word resolves it.
+type expansion struct {
+	b, e     strings.Builder // the value, and the value with unassigned variables empty
+	known    bool
+	unset    string
+	download bool
+}
+
+func (x *expansion) write(s string) {
+	x.b.WriteString(s)
+	x.e.WriteString(s)
+}
+
+func (x *expansion) arg() arg {
+	a := arg{s: x.b.String(), known: x.known, download: x.download}
+	if x.unset != "" {
+		a.unset, a.ifUnset = x.unset, x.e.String()
+	}
+	return a
+}
+
+// tooLarge refuses a word that expands beyond what the guard judges, as
+// a=x; a=$a$a; a=$a$a... would, rather than build it or let it pass unread.
+func (c *checker) tooLarge(x *expansion) bool {
+	if x.b.Len() <= maxCommandBytes {
+		return false
+	}
+	c.deny(ruleUnjudgeable, "Refused this command: it builds a string longer than "+
+		strconv.Itoa(maxCommandBytes>>10)+" KiB from its variables, too large to judge; write the content to a file with the file-writing tool and use that file instead.")
+	return true
 }
 
 // part writes a word part found unquoted or inside double quotes (the difference does
 // not matter here: field splitting and globbing are judged on the result).
-func (c *checker) part(b *strings.Builder, part syntax.WordPart, sc *scope) bool {
+func (c *checker) part(x *expansion, part syntax.WordPart, sc *scope) {
 	switch p := part.(type) {
 	case *syntax.Lit:
-		b.WriteString(unescape(p.Value, quoteDouble))
-		return true
+		x.write(unescape(p.Value, quoteDouble))
+		return
 	case *syntax.ParamExp:
 		if v, ok := c.param(p, sc); ok {
-			b.WriteString(v)
-			return true
+			x.write(v)
+			return
+		}
+		if name, v, ok := emptyParam(p, sc); ok {
+			x.b.WriteString(unknownText)
+			x.e.WriteString(v)
+			x.known = false
+			if x.unset == "" {
+				x.unset = name
+			}
+			return
 		}
 	case *syntax.CmdSubst:
 		// "$(pwd)" is a common way to name the working folder, and a known one.
 		if isPwd(p) && sc.cwd != "" {
-			b.WriteString(sc.cwd)
-			return true
+			x.write(sc.cwd)
+			return
+		}
+		x.download = x.download || c.downloads(p)
+	case *syntax.ProcSubst:
+		x.download = x.download || c.downloads(p)
+	}
+	x.write(unknownText)
+	x.known = false
+}
+
+// emptyParam is the value of an unassigned variable's expansion when the variable is
+// unset: "" for $NAME, ${NAME} and ${NAME:+x}, the default for ${NAME:-default}. It is
+// not ok for ${NAME:?} and ${NAME?}, which stop bash instead, and for anything else.
+func emptyParam(p *syntax.ParamExp, sc *scope) (string, string, bool) {
+	if p.Param == nil || !plainParam(p) || !sc.unassigned(p.Param.Value) {
+		return "", "", false
+	}
+	name := p.Param.Value
+	if p.Exp == nil {
+		return name, "", true
+	}
+	switch p.Exp.Op {
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		return name, "", true
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+		if p.Exp.Word == nil {
+			return name, "", true
+		}
+		if v := p.Exp.Word.Lit(); v != "" && !strings.ContainsAny(v, "\\'\"$`~") {
+			return name, v, true
 		}
 	}
-	b.WriteString(unknownText)
-	return false
+	return "", "", false
 }
 
 // param is the value of $NAME or ${NAME}, and of ${NAME:-x} and the like when NAME is
@@ -332,20 +463,22 @@ func (c *checker) document(r *syntax.Redirect, sc *scope) arg {
 			quoted = true
 		}
 	}
-	var b strings.Builder
-	known := true
+	x := &expansion{known: true}
 	for _, part := range r.Hdoc.Parts {
 		if lit, ok := part.(*syntax.Lit); ok {
 			if quoted {
-				b.WriteString(lit.Value)
+				x.write(lit.Value)
 			} else {
-				b.WriteString(unescape(lit.Value, quoteHeredoc))
+				x.write(unescape(lit.Value, quoteHeredoc))
 			}
-			continue
+		} else {
+			c.part(x, part, sc)
 		}
-		known = c.part(&b, part, sc) && known
+		if c.tooLarge(x) {
+			break
+		}
 	}
-	return arg{s: b.String(), known: known}
+	return x.arg()
 }
 
 // commandName is the name a command word runs, without its folder: /usr/bin/rm is rm.

@@ -8,7 +8,7 @@ FUZZTIME         ?= 15s
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS          := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test check fmt vet lint bench fuzz install clean
+.PHONY: build test check fmt vet lint bench fuzz install clean e2e
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ctx ./cmd/ctx
@@ -34,6 +34,13 @@ lint: $(GOLANGCI)
 	@if ! $(GOLANGCI) version 2>/dev/null | grep -q "$(GOLANGCI_VERSION:v%=%)"; then \
 		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION); fi
 	$(GOLANGCI) run ./...
+
+# The end-to-end suite: the real Claude Code (pinned in e2e/client.go, installed from
+# npm into the user cache on first use) against a loopback model stand-in. Needs npm,
+# tmux and git; see docs/e2e.md.
+E2E_TIMEOUT ?= 15m
+e2e:
+	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) ./e2e/
 
 # Whole-process medians on a generated workspace; see BENCHMARKS.md.
 bench:

@@ -21,6 +21,8 @@ type Payload struct {
 	Cwd            string `json:"cwd"`
 	HookEventName  string `json:"hook_event_name"`
 	PermissionMode string `json:"permission_mode"`
+	PromptID       string `json:"prompt_id"`   // the prompt the event belongs to (2.1.x)
+	ToolUseID      string `json:"tool_use_id"` // PreToolUse, PostToolUse
 
 	Prompt               string          `json:"prompt"`    // UserPromptSubmit
 	ToolName             string          `json:"tool_name"` // PreToolUse, PostToolUse
@@ -73,6 +75,20 @@ type ToolInput struct {
 	Query        string `json:"query"`
 	Description  string `json:"description"`
 	Prompt       string `json:"prompt"`
+}
+
+// EventID names the one event a payload is about, for the events that carry an id:
+// a tool call's id, else the prompt's. Two runs of the same hook with the same EventID
+// are one event delivered twice (ctx installed at two settings levels). "" when the
+// payload carries no id.
+func (p *Payload) EventID() string {
+	if p.ToolUseID != "" {
+		return "tool:" + p.ToolUseID
+	}
+	if p.PromptID != "" {
+		return "prompt:" + p.PromptID
+	}
+	return ""
 }
 
 // Command returns the command of a Bash tool call ("" for any other input).

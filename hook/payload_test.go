@@ -19,7 +19,7 @@ func TestParsePayload(t *testing.T) {
 		err  bool
 	}{
 		{"pre tool use", `{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","description":"list"},"tool_use_id":"toolu_1","future":{"x":1}}`,
-			Payload{SessionID: "s1", TranscriptPath: "/t.jsonl", Cwd: "/w", HookEventName: "PreToolUse", ToolName: "Bash"}, false},
+			Payload{SessionID: "s1", TranscriptPath: "/t.jsonl", Cwd: "/w", HookEventName: "PreToolUse", ToolUseID: "toolu_1", ToolName: "Bash"}, false},
 		{"session start", `{"session_id":"s2","hook_event_name":"SessionStart","source":"compact"}`, Payload{SessionID: "s2", HookEventName: "SessionStart", Source: "compact"}, false},
 		{"wrong type kept out", `{"session_id":42,"prompt":"hi","stop_hook_active":"yes"}`, Payload{Prompt: "hi"}, false},
 		{"missing everything", `{}`, Payload{}, false},
@@ -89,4 +89,19 @@ func FuzzParsePayload(f *testing.F) {
 			_ = p.Command()
 		}
 	})
+}
+
+func TestEventID(t *testing.T) {
+	for _, c := range []struct {
+		p    Payload
+		want string
+	}{
+		{Payload{ToolUseID: "toolu_1", PromptID: "p1"}, "tool:toolu_1"},
+		{Payload{PromptID: "p1"}, "prompt:p1"},
+		{Payload{}, ""},
+	} {
+		if got := c.p.EventID(); got != c.want {
+			t.Errorf("EventID(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
 }

@@ -65,15 +65,10 @@ func (r Registration) Subcommand() string {
 }
 
 // Registrations returns the hooks ctx registers (DESIGN.md section 8), each running
-// `<ctxBin> system <subcommand>`. ctxBin is quoted for the shell when it needs to be; an
-// empty ctxBin means "ctx", found on the PATH.
+// HookCommand(ctxBin, subcommand). An empty ctxBin means "ctx", found on the PATH.
 func Registrations(ctxBin string) []Registration {
-	bin := "ctx"
-	if ctxBin != "" {
-		bin = quoteCtxBin(ctxBin)
-	}
 	reg := func(event, matcher, sub string, timeout int) Registration {
-		return Registration{Event: event, Matcher: matcher, Command: bin + " system " + sub, Timeout: timeout}
+		return Registration{Event: event, Matcher: matcher, Command: HookCommand(ctxBin, sub), Timeout: timeout}
 	}
 	return []Registration{
 		reg(EventSessionStart, "", "session-start", ctxHookTimeout),
@@ -88,14 +83,33 @@ func Registrations(ctxBin string) []Registration {
 	}
 }
 
+// HookCommand returns the shell command a hook registration runs:
+//
+//	command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system SUBCOMMAND
+//
+// Claude Code runs it with `sh -c`. On a machine without ctx (a teammate's, who cloned
+// a project whose committed settings register ctx) it exits 0 and prints nothing,
+// instead of failing with "ctx: not found" on every prompt and tool call. Where ctx
+// exists, exec hands it the hook's stdin and makes its exit status the hook's. ctxBin
+// is quoted for the shell when it needs to be; an empty ctxBin means "ctx". The same
+// ctxBin gives the same bytes at every settings level, which is what lets Claude Code
+// run a hook registered at two levels once.
+func HookCommand(ctxBin, sub string) string {
+	bin := "ctx"
+	if ctxBin != "" {
+		bin = quoteCtxBin(ctxBin)
+	}
+	return "command -v " + bin + " >/dev/null 2>&1 || exit 0; exec " + bin + " system " + sub
+}
+
 // MergeSettings returns the settings JSON with ctx's hooks merged in. Everything else
 // stays as it was: the bytes of the other top-level keys, their order, and the user's
-// own hooks. ctx's entries are recognised by their command (first word's base name
-// `ctx`, second word `system`) and updated in place, never duplicated; ctx entries for
-// subcommands not in regs are left alone. changed reports whether anything changed;
-// when nothing did, out is in itself. Empty input means {}. Input that is not valid
-// JSON, or whose "hooks" or event lists are not shaped as Claude Code expects, is an
-// error matching ErrSettingsInvalid.
+// own hooks. ctx's entries are recognised by their command, in every form ctx has
+// written (`ctx system SUB`, `/path/to/ctx system SUB`, HookCommand's guarded form),
+// and updated in place, never duplicated; ctx entries for subcommands not in regs are
+// left alone. changed reports whether anything changed; when nothing did, out is in
+// itself. Empty input means {}. Input that is not valid JSON, or whose "hooks" or event
+// lists are not shaped as Claude Code expects, is an error matching ErrSettingsInvalid.
 func MergeSettings(in []byte, regs []Registration) (out []byte, changed bool, err error) {
 	doc, err := parseSettingsDoc(in)
 	if err != nil {
@@ -156,7 +170,7 @@ func InstalledHooks(in []byte, regs []Registration) (present, current map[string
 }
 
 // InstalledBinaries returns the binaries that ctx's hook entries in a settings file
-// call (the first word of each `ctx system ...` command, unquoted), each once.
+// call (the ctx word of each command, unquoted: "ctx" or a path), each once.
 func InstalledBinaries(in []byte) ([]string, error) {
 	doc, err := parseSettingsDoc(in)
 	if err != nil {
@@ -175,20 +189,10 @@ func InstalledBinaries(in []byte) ([]string, error) {
 		}
 		for _, g := range groups {
 			for _, entry := range g.entries {
-				obj, ok := parseSettingsObject(entry)
-				if !ok {
-					continue
-				}
-				var command string
-				if raw, ok := obj.get("command"); !ok || json.Unmarshal(raw, &command) != nil {
-					continue
-				}
-				if _, isCtx := ctxSystemSubcommand(command); !isCtx {
-					continue
-				}
-				if bin := ctxCommandWords(command, 1); len(bin) == 1 && !seen[bin[0]] {
-					seen[bin[0]] = true
-					out = append(out, bin[0])
+				bin, _, ok := ctxEntryCommand(entry)
+				if ok && !seen[bin] {
+					seen[bin] = true
+					out = append(out, bin)
 				}
 			}
 		}
@@ -271,17 +275,100 @@ func readSettingsFile(path string) (data []byte, mode fs.FileMode, existed bool,
 	return data, info.Mode().Perm(), true, nil
 }
 
-// SettingsPath returns the settings file ctx registers its hooks in: the project's
-// .claude/settings.json, or with global the user's settings, in $CLAUDE_CONFIG_DIR when
-// that is set (Claude Code moves its whole ~/.claude there) and ~/.claude otherwise.
-func SettingsPath(projectDir string, global bool, getenv func(string) string, home string) string {
-	if !global {
-		return filepath.Join(projectDir, ".claude", "settings.json")
+// Level is one of the settings files Claude Code reads hooks from, named by whose it is.
+type Level int
+
+const (
+	// LevelProject is the project's .claude/settings.json, committed and shared with
+	// the team.
+	LevelProject Level = iota
+	// LevelLocal is the project's .claude/settings.local.json: one person's, not
+	// committed.
+	LevelLocal
+	// LevelUser is the user's settings.json, for every project of that person.
+	LevelUser
+)
+
+// String names the level as ctx's messages do: "project", "local" or "user".
+func (l Level) String() string {
+	switch l {
+	case LevelLocal:
+		return "local"
+	case LevelUser:
+		return "user"
 	}
-	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-		return filepath.Join(dir, "settings.json")
+	return "project"
+}
+
+// SettingsPath returns a level's settings file: the project's .claude/settings.json or
+// .claude/settings.local.json, or the user's settings, in $CLAUDE_CONFIG_DIR when that
+// is set (Claude Code moves its whole ~/.claude there) and ~/.claude otherwise.
+func SettingsPath(projectDir string, level Level, getenv func(string) string, home string) string {
+	switch level {
+	case LevelLocal:
+		return filepath.Join(projectDir, ".claude", "settings.local.json")
+	case LevelUser:
+		if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+			return filepath.Join(dir, "settings.json")
+		}
+		return filepath.Join(home, ".claude", "settings.json")
 	}
-	return filepath.Join(home, ".claude", "settings.json")
+	return filepath.Join(projectDir, ".claude", "settings.json")
+}
+
+// SettingsFile is a settings file Claude Code reads hooks from, with its level.
+type SettingsFile struct {
+	Level Level
+	Path  string
+}
+
+// SettingsFiles returns the files Claude Code reads hooks from in projectDir: the
+// user's, the project's and the project's local one, each file once (in the home
+// folder the project's settings file is the user's).
+func SettingsFiles(projectDir string, getenv func(string) string, home string) []SettingsFile {
+	var files []SettingsFile
+	for _, level := range []Level{LevelUser, LevelProject, LevelLocal} {
+		path := SettingsPath(projectDir, level, getenv, home)
+		dup := false
+		for _, f := range files {
+			dup = dup || sameSettingsFile(f.Path, path)
+		}
+		if !dup {
+			files = append(files, SettingsFile{level, path})
+		}
+	}
+	return files
+}
+
+// sameSettingsFile reports whether a and b name the same file: the same clean path, or
+// the same existing file through a link.
+func sameSettingsFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
+}
+
+// CtxHookFiles returns the files among files, other than the file at except (none when
+// except is ""), that register any ctx hook. A file that is missing, unreadable or not
+// valid settings is left out: whoever writes it reports that.
+func CtxHookFiles(files []SettingsFile, except string) []SettingsFile {
+	var out []SettingsFile
+	for _, f := range files {
+		if except != "" && sameSettingsFile(f.Path, except) {
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			continue
+		}
+		if bins, err := InstalledBinaries(data); err == nil && len(bins) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // mergeRegistration returns hooks with r's entry in place: the first ctx entry for r's
@@ -462,19 +549,25 @@ func findCtxEntries(groups []*settingsGroup, sub string) []ctxEntryRef {
 
 // ctxEntrySubcommand returns the ctx system subcommand a hook entry runs.
 func ctxEntrySubcommand(entry json.RawMessage) (string, bool) {
+	_, sub, ok := ctxEntryCommand(entry)
+	return sub, ok
+}
+
+// ctxEntryCommand reads a hook entry's command with ctxHookCommand.
+func ctxEntryCommand(entry json.RawMessage) (bin, sub string, ok bool) {
 	obj, ok := parseSettingsObject(entry)
 	if !ok {
-		return "", false
+		return "", "", false
 	}
 	raw, ok := obj.get("command")
 	if !ok {
-		return "", false
+		return "", "", false
 	}
 	var command string
 	if err := json.Unmarshal(raw, &command); err != nil {
-		return "", false
+		return "", "", false
 	}
-	return ctxSystemSubcommand(command)
+	return ctxHookCommand(command)
 }
 
 // updatedCtxEntry sets r's type, command and timeout in an existing entry, keeping any other
@@ -500,36 +593,91 @@ func newCtxGroup(r Registration, l settingsLayout) *settingsGroup {
 	return &settingsGroup{raw: g.encode(l, depthGroup)}
 }
 
-// ctxSystemSubcommand reports whether command runs ctx's hook plumbing (its first word's
-// base name is ctx, its second word is system) and returns the third word.
+// ctxSystemSubcommand reports whether command runs ctx's hook plumbing and returns its
+// subcommand; see ctxHookCommand.
 func ctxSystemSubcommand(command string) (string, bool) {
-	words := ctxCommandWords(command, 3)
-	if len(words) < 2 || words[1] != "system" {
-		return "", false
+	_, sub, ok := ctxHookCommand(command)
+	return sub, ok
+}
+
+// ctxHookCommand reads a hook command in any form ctx has written: `BIN system SUB`, and
+// HookCommand's `command -v BIN >/dev/null 2>&1 || exit 0; exec BIN system SUB`, where
+// BIN's base name is ctx (a bare "ctx", or a path, quoted or not). It returns BIN
+// unquoted and SUB ("" when the command stops after "system"); ok is false for any
+// other command, which then belongs to the user and is never touched.
+func ctxHookCommand(command string) (bin, sub string, ok bool) {
+	words := ctxCommandWords(command)
+	if rest, guarded := cutCtxGuard(words); guarded {
+		words = rest
+		if len(words) > 0 && words[0] == "exec" {
+			words = words[1:]
+		}
 	}
-	base := words[0]
+	if len(words) < 2 || words[1] != "system" || !isCtxBinary(words[0]) {
+		return "", "", false
+	}
+	if len(words) > 2 {
+		sub = words[2]
+	}
+	return words[0], sub, true
+}
+
+// cutCtxGuard returns what follows the guard HookCommand puts first,
+// `command -v BIN >/dev/null 2>&1 || exit 0;` (redirections in any POSIX spelling),
+// when words begin with it.
+func cutCtxGuard(words []string) ([]string, bool) {
+	if len(words) < 3 || words[0] != "command" || words[1] != "-v" || !isCtxBinary(words[2]) {
+		return nil, false
+	}
+	i := 3
+	for i < len(words) {
+		m := shellRedirection.FindStringSubmatch(words[i])
+		if m == nil {
+			break
+		}
+		i++
+		if m[1] == "" {
+			i++ // the target is the next word: `> /dev/null`
+		}
+	}
+	if i+2 >= len(words) || words[i] != "||" || words[i+1] != "exit" {
+		return nil, false
+	}
+	switch {
+	case words[i+2] == "0;":
+		return words[i+3:], true
+	case words[i+2] == "0" && i+3 < len(words) && words[i+3] == ";":
+		return words[i+4:], true
+	}
+	return nil, false
+}
+
+// shellRedirection matches a word that redirects output, e.g. ">/dev/null" or "2>&1";
+// its group is the target when it is written in the same word.
+var shellRedirection = regexp.MustCompile(`^(?:[0-9]*|&)>>?&?(.*)$`)
+
+// isCtxBinary reports whether a command word names ctx: its base name is ctx (ctx.exe
+// on Windows).
+func isCtxBinary(word string) bool {
+	base := word
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]
 	}
 	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".exe") {
 		base = base[:len(base)-4]
 	}
-	if base != "ctx" {
-		return "", false
-	}
-	if len(words) < 3 {
-		return "", true
-	}
-	return words[2], true
+	return base == "ctx"
 }
 
-// ctxCommandWords splits the first n words of a POSIX shell command, honouring quotes and
-// backslashes; that is enough to read a quoted binary path.
-func ctxCommandWords(s string, n int) []string {
+// ctxCommandWords splits a POSIX shell command into words, honouring quotes and
+// backslashes; that is enough to read a quoted binary path and the words of
+// HookCommand's guard. Operators are words only where spaces set them apart, as
+// HookCommand writes them: "0;" is one word.
+func ctxCommandWords(s string) []string {
 	var words []string
 	var cur strings.Builder
 	inWord, single, double := false, false, false
-	for i := 0; i < len(s) && len(words) < n; i++ {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case single:
@@ -569,7 +717,7 @@ func ctxCommandWords(s string, n int) []string {
 			}
 		}
 	}
-	if inWord && len(words) < n {
+	if inWord {
 		words = append(words, cur.String())
 	}
 	return words

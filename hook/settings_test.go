@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +14,16 @@ import (
 )
 
 const settingsTestBin = "/usr/local/bin/ctx"
+
+// guarded is the command ctx registers for sub calling bin ("" for ctx on the PATH),
+// spelled out rather than built with HookCommand so that a change to the form shows
+// here.
+func guarded(bin, sub string) string {
+	if bin == "" {
+		bin = "ctx"
+	}
+	return "command -v " + bin + " >/dev/null 2>&1 || exit 0; exec " + bin + " system " + sub
+}
 
 func TestRegistrations(t *testing.T) {
 	want := []struct{ event, matcher, sub string }{
@@ -30,7 +41,7 @@ func TestRegistrations(t *testing.T) {
 	}
 	for i, w := range want {
 		r := regs[i]
-		if r.Event != w.event || r.Matcher != w.matcher || r.Command != settingsTestBin+" system "+w.sub {
+		if r.Event != w.event || r.Matcher != w.matcher || r.Command != guarded(settingsTestBin, w.sub) {
 			t.Errorf("registration %d = %+v, want %s %q %s", i, r, w.event, w.matcher, w.sub)
 		}
 		if r.Subcommand() != w.sub || r.Key() != w.event+"/"+w.sub {
@@ -48,12 +59,12 @@ func TestRegistrations(t *testing.T) {
 
 func TestRegistrationsQuoteTheBinary(t *testing.T) {
 	tests := []struct{ bin, want string }{
-		{"", "ctx system stop"},
-		{"ctx", "ctx system stop"},
-		{"/home/me/go/bin/ctx", "/home/me/go/bin/ctx system stop"},
-		{"/Users/Jane Doe/bin/ctx", "'/Users/Jane Doe/bin/ctx' system stop"},
-		{"/opt/it's/ctx", `'/opt/it'\''s/ctx' system stop`},
-		{`C:\Program Files\ctx\ctx.exe`, `'C:\Program Files\ctx\ctx.exe' system stop`},
+		{"", guarded("ctx", "stop")},
+		{"ctx", "command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop"},
+		{"/home/me/go/bin/ctx", guarded("/home/me/go/bin/ctx", "stop")},
+		{"/Users/Jane Doe/bin/ctx", guarded("'/Users/Jane Doe/bin/ctx'", "stop")},
+		{"/opt/it's/ctx", guarded(`'/opt/it'\''s/ctx'`, "stop")},
+		{`C:\Program Files\ctx\ctx.exe`, guarded(`'C:\Program Files\ctx\ctx.exe'`, "stop")},
 	}
 	for _, tt := range tests {
 		var stop Registration
@@ -93,6 +104,22 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"echo ctx system stop", "", false},
 		{"ctx", "", false},
 		{"", "", false},
+		// The guarded form HookCommand writes, and spellings of it a person may have
+		// tidied by hand.
+		{guarded("ctx", "check-context-size"), "check-context-size", true},
+		{guarded("/usr/local/bin/ctx", "stop"), "stop", true},
+		{guarded("'/My Apps/ctx'", "pre-compact"), "pre-compact", true},
+		{"command -v ctx > /dev/null 2>&1 || exit 0 ; ctx system stop", "stop", true},
+		{"command -v ctx >/dev/null || exit 0; exec ctx system stop --fast", "stop", true},
+		{"command -v ctx &>/dev/null || exit 0; exec ctx system", "", true},
+		// Look-alikes that are the user's.
+		{"command -v ctx >/dev/null 2>&1 || exit 1; exec ctx system stop", "", false},
+		{"command -v jq >/dev/null 2>&1 || exit 0; exec ctx system stop", "", false},
+		{"command -v ctx >/dev/null 2>&1 || exit 0; exec ctx-dev system stop", "", false},
+		{"command -v ctx >/dev/null 2>&1 || exit 0; exec notify-send ctx system stop", "", false},
+		{"command -v ctx >/dev/null 2>&1 && ctx system stop", "", false},
+		{"exec ctx system stop", "", false},
+		{"command -v ctx", "", false},
 	}
 	for _, tt := range tests {
 		sub, ok := ctxSystemSubcommand(tt.command)
@@ -203,7 +230,7 @@ func TestMergeSettings(t *testing.T) {
 					}
 				}
 				got := settingsHookCommands(t, out)["PreToolUse"]
-				want := []string{"Bash ./audit.sh", "Bash " + settingsTestBin + " system block-dangerous-commands"}
+				want := []string{"Bash ./audit.sh", "Bash " + guarded(settingsTestBin, "block-dangerous-commands")}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("PreToolUse = %q, want %q", got, want)
 				}
@@ -226,15 +253,15 @@ func TestMergeSettings(t *testing.T) {
 }`,
 			check: func(t *testing.T, in, out []byte) {
 				cmds := settingsHookCommands(t, out)
-				if want := []string{"- " + settingsTestBin + " system stop", "- say done"}; !reflect.DeepEqual(cmds["Stop"], want) {
+				if want := []string{"- " + guarded(settingsTestBin, "stop"), "- say done"}; !reflect.DeepEqual(cmds["Stop"], want) {
 					t.Errorf("Stop = %q, want %q", cmds["Stop"], want)
 				}
-				if want := []string{"- " + settingsTestBin + " system session-end"}; !reflect.DeepEqual(cmds["SessionEnd"], want) {
+				if want := []string{"- " + guarded(settingsTestBin, "session-end")}; !reflect.DeepEqual(cmds["SessionEnd"], want) {
 					t.Errorf("SessionEnd = %q, want %q", cmds["SessionEnd"], want)
 				}
 				entry := `{
             "type": "command",
-            "command": "` + settingsTestBin + ` system stop",
+            "command": "` + guarded(settingsTestBin, "stop") + `",
             "timeout": 10,
             "statusMessage": "saving"
           }`
@@ -268,7 +295,7 @@ func TestMergeSettings(t *testing.T) {
 ]}}`,
 			check: func(t *testing.T, in, out []byte) {
 				got := settingsHookCommands(t, out)["PreToolUse"]
-				want := []string{"Write lint-file", "Bash " + settingsTestBin + " system block-dangerous-commands"}
+				want := []string{"Write lint-file", "Bash " + guarded(settingsTestBin, "block-dangerous-commands")}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("PreToolUse = %q, want %q", got, want)
 				}
@@ -282,7 +309,7 @@ func TestMergeSettings(t *testing.T) {
 ]}}`,
 			check: func(t *testing.T, in, out []byte) {
 				got := settingsHookCommands(t, out)["PreToolUse"]
-				want := []string{"Bash " + settingsTestBin + " system block-dangerous-commands", "Write lint-file"}
+				want := []string{"Bash " + guarded(settingsTestBin, "block-dangerous-commands"), "Write lint-file"}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("PreToolUse = %q, want %q", got, want)
 				}
@@ -291,10 +318,10 @@ func TestMergeSettings(t *testing.T) {
 		{
 			name: "an empty matcher counts as match-all",
 			in: `{"hooks": {"PostToolUse": [
-  {"matcher": "", "hooks": [{"type": "command", "command": "` + settingsTestBin + ` system record-action", "timeout": 10}]}
+  {"matcher": "", "hooks": [{"type": "command", "command": "` + guarded(settingsTestBin, "record-action") + `", "timeout": 10}]}
 ]}}`,
 			check: func(t *testing.T, in, out []byte) {
-				if got := settingsHookCommands(t, out)["PostToolUse"]; !reflect.DeepEqual(got, []string{" " + settingsTestBin + " system record-action"}) {
+				if got := settingsHookCommands(t, out)["PostToolUse"]; !reflect.DeepEqual(got, []string{" " + guarded(settingsTestBin, "record-action")}) {
 					t.Errorf("PostToolUse = %q", got)
 				}
 			},
@@ -469,7 +496,8 @@ func TestInstalledHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + settingsTestBin + ` system stop", "timeout": 10}]}]}}`
+	stop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + guarded(settingsTestBin, "stop") + `", "timeout": 10}]}]}}`
+	oldStop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + settingsTestBin + ` system stop", "timeout": 10}]}]}}`
 	tests := []struct {
 		name             string
 		in               string
@@ -481,6 +509,8 @@ func TestInstalledHooks(t *testing.T) {
 		{name: "one current", in: stop, regs: regs, present: []string{"Stop/stop"}, current: []string{"Stop/stop"}},
 		{name: "another binary", in: stop, regs: Registrations("/elsewhere/ctx"), present: []string{"Stop/stop"}},
 		{name: "old timeout", in: strings.Replace(stop, "10", "60", 1), regs: regs, present: []string{"Stop/stop"}},
+		{name: "unguarded form of an older ctx", in: oldStop, regs: regs, present: []string{"Stop/stop"}},
+		{name: "on the PATH", in: strings.ReplaceAll(stop, settingsTestBin, "ctx"), regs: Registrations(""), present: []string{"Stop/stop"}, current: []string{"Stop/stop"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -650,19 +680,20 @@ func TestSettingsPath(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		global  bool
+		level   Level
 		env     map[string]string
 		want    string
 		project string
 	}{
-		{name: "project", project: "/work/p", want: "/work/p/.claude/settings.json"},
-		{name: "project ignores CLAUDE_CONFIG_DIR", project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.json"},
-		{name: "global", global: true, want: "/home/me/.claude/settings.json"},
-		{name: "global with CLAUDE_CONFIG_DIR", global: true, env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/cfg/settings.json"},
+		{name: "project", level: LevelProject, project: "/work/p", want: "/work/p/.claude/settings.json"},
+		{name: "project ignores CLAUDE_CONFIG_DIR", level: LevelProject, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.json"},
+		{name: "local", level: LevelLocal, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.local.json"},
+		{name: "user", level: LevelUser, want: "/home/me/.claude/settings.json"},
+		{name: "user with CLAUDE_CONFIG_DIR", level: LevelUser, env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/cfg/settings.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := SettingsPath(tt.project, tt.global, env(tt.env), "/home/me")
+			got := SettingsPath(tt.project, tt.level, env(tt.env), "/home/me")
 			if got != filepath.FromSlash(tt.want) {
 				t.Errorf("SettingsPath = %q, want %q", got, tt.want)
 			}
@@ -670,10 +701,205 @@ func TestSettingsPath(t *testing.T) {
 	}
 }
 
+func TestSettingsFiles(t *testing.T) {
+	none := func(string) string { return "" }
+	got := SettingsFiles("/work/p", none, "/home/me")
+	want := []SettingsFile{
+		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
+		{LevelProject, filepath.FromSlash("/work/p/.claude/settings.json")},
+		{LevelLocal, filepath.FromSlash("/work/p/.claude/settings.local.json")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SettingsFiles = %v, want %v", got, want)
+	}
+	// In the home folder the project's settings are the user's: one file, one level.
+	got = SettingsFiles("/home/me/", none, "/home/me")
+	want = []SettingsFile{
+		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
+		{LevelLocal, filepath.FromSlash("/home/me/.claude/settings.local.json")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SettingsFiles in home = %v, want %v", got, want)
+	}
+}
+
+func TestCtxHookFiles(t *testing.T) {
+	root := t.TempDir()
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "p")
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(string) string { return "" }
+	files := SettingsFiles(project, none, home)
+	user, shared, local := files[0].Path, files[1].Path, files[2].Path
+
+	write(user, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/ctx/ctx system stop"}]}]}}`)
+	write(shared, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}`)
+	write(local, `{"model": "opus",`) // not valid: left out, never an error here
+
+	levels := func(fs []SettingsFile) []Level {
+		var out []Level
+		for _, f := range fs {
+			out = append(out, f.Level)
+		}
+		return out
+	}
+	if got := levels(CtxHookFiles(files, "")); !reflect.DeepEqual(got, []Level{LevelUser}) {
+		t.Errorf("CtxHookFiles = %v, want [user]", got)
+	}
+	write(shared, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "`+guarded("", "stop")+`"}]}]}}`)
+	if got := levels(CtxHookFiles(files, "")); !reflect.DeepEqual(got, []Level{LevelUser, LevelProject}) {
+		t.Errorf("CtxHookFiles = %v, want [user project]", got)
+	}
+	if got := levels(CtxHookFiles(files, shared)); !reflect.DeepEqual(got, []Level{LevelUser}) {
+		t.Errorf("CtxHookFiles except the project's = %v, want [user]", got)
+	}
+	if got := levels(CtxHookFiles(files, user)); !reflect.DeepEqual(got, []Level{LevelProject}) {
+		t.Errorf("CtxHookFiles except the user's = %v, want [project]", got)
+	}
+}
+
+// TestHookCommandUnderSh runs the registered command as Claude Code does, `sh -c
+// COMMAND` with the payload on stdin: nothing at all where ctx is missing, and ctx with
+// the payload and ctx's exit status where it is there.
+func TestHookCommandUnderSh(t *testing.T) {
+	sh := "/bin/sh"
+	if _, err := os.Stat(sh); err != nil {
+		t.Skip("no /bin/sh:", err)
+	}
+	withCtx := t.TempDir()
+	fake := "#!/bin/sh\nprintf 'args: %s\\n' \"$*\"\nwhile IFS= read -r line; do printf 'stdin: %s\\n' \"$line\"; done\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(withCtx, "ctx"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "my tools")
+	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "ctx"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	tests := []struct {
+		name, bin, path string
+		wantOut         string
+		wantCode        int
+	}{
+		{name: "ctx missing", path: empty, wantOut: "", wantCode: 0},
+		{name: "no PATH at all", path: "", wantOut: "", wantCode: 0},
+		{name: "ctx on the PATH", path: withCtx, wantOut: "args: system stop\nstdin: {\"session_id\":\"s1\"}\n", wantCode: 3},
+		{name: "a path, present", bin: filepath.Join(elsewhere, "ctx"), path: empty, wantOut: "args: system stop\nstdin: {\"session_id\":\"s1\"}\n", wantCode: 3},
+		{name: "a path, missing", bin: filepath.Join(empty, "ctx"), path: withCtx, wantOut: "", wantCode: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(sh, "-c", HookCommand(tt.bin, "stop"))
+			cmd.Env = []string{"PATH=" + tt.path}
+			cmd.Stdin = strings.NewReader(`{"session_id":"s1"}` + "\n")
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			code := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				code = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.wantOut || errOut.Len() != 0 || code != tt.wantCode {
+				t.Errorf("stdout %q, stderr %q, exit %d; want stdout %q, no stderr, exit %d", out.String(), errOut.String(), code, tt.wantOut, tt.wantCode)
+			}
+		})
+	}
+}
+
+// TestMergeSettingsUpgradesEveryForm: whatever form an older ctx wrote, a merge turns
+// each ctx entry into the current one where it stands, and leaves everything else as
+// it was.
+func TestMergeSettingsUpgradesEveryForm(t *testing.T) {
+	in := []byte(`{
+  "model": "opus",
+  "hooks": {
+    "SessionStart": [{"hooks": [{"type": "command", "command": "ctx system session-start", "timeout": 10}]}],
+    "UserPromptSubmit": [{"hooks": [
+      {"type": "command", "command": "./before.sh"},
+      {"type": "command", "command": "/home/me/go/bin/ctx system check-context-size", "timeout": 10},
+      {"type": "command", "command": "./after.sh"}
+    ]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "'/Users/Jane Doe/bin/ctx' system block-dangerous-commands", "timeout": 10}]}],
+    "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "command -v /opt/ctx-dev/ctx >/dev/null 2>&1 || exit 0; exec /opt/ctx-dev/ctx system record-action", "timeout": 10}]}],
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "command -v say >/dev/null 2>&1 || exit 0; exec say done"}]},
+      {"hooks": [{"type": "command", "command": "ctx system stop"}]},
+      {"hooks": [{"type": "command", "command": "command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop", "timeout": 10}]}
+    ],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+  }
+}
+`)
+	regs := Registrations("")
+	out, changed, err := MergeSettings(in, regs)
+	if err != nil || !changed {
+		t.Fatalf("changed %v, err %v", changed, err)
+	}
+	checkCtxHooksCurrent(t, out, regs)
+	checkOtherSettingsKeys(t, in, out)
+	cmds := settingsHookCommands(t, out)
+	want := map[string][]string{
+		"SessionStart":     {"- " + guarded("", "session-start")},
+		"UserPromptSubmit": {"- ./before.sh", "- " + guarded("", "check-context-size"), "- ./after.sh"},
+		"PreToolUse":       {"Bash " + guarded("", "block-dangerous-commands")},
+		"PostToolUse":      {"* " + guarded("", "record-action")},
+		"Stop":             {"- command -v say >/dev/null 2>&1 || exit 0; exec say done", "- " + guarded("", "stop")},
+		"PreCompact":       {"- " + guarded("", "pre-compact")},
+		"SessionEnd":       {"- " + guarded("", "session-end")},
+		"Notification":     {"- notify-send hi"},
+	}
+	if !reflect.DeepEqual(cmds, want) {
+		t.Errorf("hooks after the merge:\n got %q\nwant %q", cmds, want)
+	}
+	for _, kept := range []string{
+		`{"hooks": [{"type": "command", "command": "command -v say >/dev/null 2>&1 || exit 0; exec say done"}]}`,
+		`"Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]`,
+		"{\n  \"model\": \"opus\",\n  \"hooks\": {\n",
+	} {
+		if !bytes.Contains(out, []byte(kept)) {
+			t.Errorf("lost %q:\n%s", kept, out)
+		}
+	}
+	again, changed, err := MergeSettings(out, regs)
+	if err != nil || changed || !bytes.Equal(again, out) {
+		t.Errorf("second merge: changed %v, err %v", changed, err)
+	}
+	bins, err := InstalledBinaries(out)
+	if err != nil || !reflect.DeepEqual(bins, []string{"ctx"}) {
+		t.Errorf("InstalledBinaries after the merge = %q, %v", bins, err)
+	}
+
+	// The same file merged for --local with a binary's path: the entries change in
+	// place again, to the path, and nothing is duplicated.
+	local := Registrations("/opt/ctx dev/ctx")
+	out2, changed, err := MergeSettings(out, local)
+	if err != nil || !changed {
+		t.Fatalf("merge with a path: changed %v, err %v", changed, err)
+	}
+	checkCtxHooksCurrent(t, out2, local)
+	if got := settingsHookCommands(t, out2)["Stop"]; !reflect.DeepEqual(got, []string{"- command -v say >/dev/null 2>&1 || exit 0; exec say done", "- " + guarded("'/opt/ctx dev/ctx'", "stop")}) {
+		t.Errorf("Stop = %q", got)
+	}
+}
+
 func FuzzMergeSettings(f *testing.F) {
 	for _, seed := range []string{
 		"", "{}", `{"a":1}`, "{\n  \"model\": \"x\"\n}\n", `{"hooks":{}}`, `{"hooks":[]}`,
 		`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"ctx system stop"}]}]}}`,
+		`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop"}]}]}}`,
 		`{"hooks":{"PreToolUse":[{"matcher":"Write","hooks":[{"command":"ctx system block-dangerous-commands"},{"command":"x"}]}]}}`,
 		`{"hooks":{"Stop":["x",{"hooks":"y"}]},"hooks":{}}`,
 		"{\n\t\"a\": [1, 2],\n\t\"hooks\": {\"Stop\": []}\n}",
@@ -764,12 +990,13 @@ func checkSettingsTreeUnchanged(t *testing.T, root string, before map[string]str
 
 func TestInstalledBinaries(t *testing.T) {
 	in := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"},{"type":"command","command":"'/opt/my tools/ctx' system stop"}]}],` +
-		`"SessionEnd":[{"hooks":[{"type":"command","command":"ctx system session-end"},{"type":"command","command":"'/opt/my tools/ctx' system session-end"}]}]}}`)
+		`"SessionEnd":[{"hooks":[{"type":"command","command":"ctx system session-end"},{"type":"command","command":"'/opt/my tools/ctx' system session-end"}]}],` +
+		`"PreCompact":[{"hooks":[{"type":"command","command":"command -v jq >/dev/null 2>&1 || exit 0; exec jq ."},{"type":"command","command":"command -v /x/ctx >/dev/null 2>&1 || exit 0; exec /x/ctx system pre-compact"}]}]}}`)
 	got, err := InstalledBinaries(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got, "|") != "/opt/my tools/ctx|ctx" {
+	if strings.Join(got, "|") != "/opt/my tools/ctx|ctx|/x/ctx" {
 		t.Errorf("binaries %q", got)
 	}
 	if _, err := InstalledBinaries([]byte("{")); err == nil {

@@ -69,7 +69,9 @@ func CountCompaction(ws *loader.Workspace, sessionID string, usage *ContextUsage
 	if p == nil {
 		return nil
 	}
-	c := resume.Change{CompactionDelta: 1, Trigger: string(TriggerPreCompact), Now: now, SessionKey: sessionKey(sessionID, now)}
+	// No SessionKey: a compaction has nothing to say in Session History, and an entry
+	// with no words would hide the session's real one from the briefing.
+	c := resume.Change{CompactionDelta: 1, Trigger: string(TriggerPreCompact), Now: now}
 	if usage != nil {
 		c.TokensApprox = usage.TokensUsed
 	}

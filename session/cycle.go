@@ -15,14 +15,17 @@ import (
 // Cycle is one agent session's state between two compactions: whether it has been
 // warned and auto-saved in this cycle, and what the hooks last saw.
 type Cycle struct {
-	SessionID      string    `json:"session_id"`
-	Number         int       `json:"cycle"` // compactions seen in this session
-	Warned         bool      `json:"warned"`
-	AutoSaved      bool      `json:"auto_saved"`
-	TranscriptPath string    `json:"transcript_path,omitempty"`
-	LastPercent    float64   `json:"last_percent"`
-	LastTokens     int       `json:"last_tokens"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	SessionID      string  `json:"session_id"`
+	Number         int     `json:"cycle"` // compactions seen in this session
+	Warned         bool    `json:"warned"`
+	AutoSaved      bool    `json:"auto_saved"`
+	TranscriptPath string  `json:"transcript_path,omitempty"`
+	LastPercent    float64 `json:"last_percent"`
+	LastTokens     int     `json:"last_tokens"`
+	// Held is a line for the agent that came while the session was paused (an
+	// auto-save's), given at the first check after `ctx resume`.
+	Held      []string  `json:"held,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Cycles stores cycle state under a workspace's .ctx/state/cycles/.
@@ -128,7 +131,12 @@ const staleCycleAge = 30 * 24 * time.Hour
 
 // PruneCycles removes cycle state no session touched for a month, stopping at deadline.
 func (c Cycles) PruneCycles(now, deadline time.Time) int {
-	dir := filepath.Join(c.StateDir, "cycles")
+	return removeOlder(filepath.Join(c.StateDir, "cycles"), staleCycleAge, now, deadline)
+}
+
+// removeOlder removes the plain files in dir not modified for age before now, stopping
+// at deadline, and returns how many it removed: state of sessions long over.
+func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -139,7 +147,7 @@ func (c Cycles) PruneCycles(now, deadline time.Time) int {
 			break
 		}
 		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < staleCycleAge {
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < age {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {

@@ -35,13 +35,14 @@ func UsageConfig(ws *loader.Workspace) (usage.Config, error) {
 	return cfg, nil
 }
 
-// ReadUsage reads the context usage from a transcript with the workspace's settings.
-func ReadUsage(ws *loader.Workspace, transcript string) (*usage.Usage, error) {
+// ReadUsage reads the context usage from a transcript with the workspace's settings and
+// Claude Code's configuration (usage.DetectClient), which set the window and the budget.
+func ReadUsage(ws *loader.Workspace, transcript string, client usage.Client) (*usage.Usage, error) {
 	cfg, err := UsageConfig(ws)
 	if err != nil {
 		return nil, err
 	}
-	return usage.Read(transcript, cfg)
+	return usage.Read(transcript, cfg, client)
 }
 
 // SnapshotUsage is what a snapshot records of usage: tokens against the budget up to
@@ -61,84 +62,126 @@ type Prompt struct {
 	TranscriptPath string
 	Prompt         string
 	Paused         bool
+	Client         usage.Client // Claude Code's settings that set the window and budget
 	Now            time.Time
 }
 
-// OnPrompt runs the usage part of the UserPromptSubmit hook: read usage, and once per
-// compaction cycle nudge at the warn threshold or auto-save at the auto-save
-// threshold; while a journal is open, record the prompt. It returns the lines for the
-// agent (none while paused: the save still happens, quietly).
+// OnPrompt runs the usage part of the UserPromptSubmit hook (CheckUsage), then, while a
+// journal is open, records the prompt. It returns the lines for the agent.
 func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
-	var (
-		u    *usage.Usage
-		uerr error
-	)
-	if in.TranscriptPath != "" {
-		u, uerr = ReadUsage(ws, in.TranscriptPath)
-		if errors.Is(uerr, os.ErrNotExist) {
-			uerr = nil // a new session's transcript may not be written yet
-		}
-	}
-	var out []string
-	if u != nil && cycleChanges(ws, in, u) {
-		action := ""
-		pct := u.PercentOfBudget / 100
-		cycles := Cycles{StateDir: ws.StatePath("state")}
-		_, err := cycles.Update(in.SessionID, func(c *Cycle) error {
-			c.TranscriptPath, c.LastPercent, c.LastTokens, c.UpdatedAt = in.TranscriptPath, u.PercentOfBudget, u.TokensUsed, in.Now.UTC()
-			switch {
-			case pct >= u.AutoSaveAt && !c.AutoSaved:
-				action = "auto-save"
-			case pct >= u.WarnAt && !c.Warned:
-				c.Warned, action = true, "warn"
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		switch action {
-		case "warn":
-			out = append(out, fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction (%s of %s tokens). Save progress soon: `ctx save --summary \"...\" --next \"...\"`.",
-				u.PercentOfBudget, thousands(u.TokensUsed), thousands(u.Budget)))
-		case "auto-save":
-			line, saveErr := autoSaveAtThreshold(ws, in, u)
-			out = append(out, line)
-			// Only a save that happened counts: a failed one is tried again on the next
-			// prompt, and the agent has been told.
-			if _, err := cycles.Update(in.SessionID, func(c *Cycle) error {
-				c.Warned = true
-				c.AutoSaved = saveErr == nil
-				return nil
-			}); err != nil {
-				return out, err
-			}
-			if saveErr != nil {
-				uerr = errors.Join(uerr, saveErr)
-			}
-		}
-	}
+	out, u, uerr := CheckUsage(ws, UsageCheck{
+		SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Client: in.Client, Paused: in.Paused, Now: in.Now,
+	})
 	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
 	if err := j.Append(in.Now, LineUserMessage, percentOf(u), map[string]string{"prompt": clip(in.Prompt, promptKept)}); err != nil {
-		return nil, err
-	}
-	if in.Paused {
-		out = nil
+		return nil, errors.Join(uerr, err)
 	}
 	return out, uerr
 }
 
-// cycleChanges reports, without a lock, whether this prompt changes the session's cycle:
-// a threshold not yet acted on, another transcript, or usage moved by a point or more.
-// Most prompts change nothing, and skipping the locked write keeps the hook fast; when
-// something does change, Update decides again under the lock.
-func cycleChanges(ws *loader.Workspace, in Prompt, u *usage.Usage) bool {
+// toolLineWait bounds how long a PostToolUse hook waits for the client to write the
+// line of the tool call it runs after: measured at tens of milliseconds, well inside
+// the hook's budget.
+const toolLineWait = 1500 * time.Millisecond
+
+// UsageCheck is what CheckUsage needs to know.
+type UsageCheck struct {
+	SessionID      string
+	TranscriptPath string
+	// ToolUseID, after a tool call, names the call whose assistant line must be in the
+	// transcript before its usage means anything (usage.WaitForLine).
+	ToolUseID string
+	Client    usage.Client
+	Paused    bool
+	Now       time.Time
+}
+
+// CheckUsage reads the context usage and, once per compaction cycle, nudges at the warn
+// threshold or auto-saves at the auto-save threshold. It runs on every prompt and after
+// every tool call: a compaction can come between two tool calls of one turn, with no
+// prompt before it. It returns the lines for the agent and the usage read (nil when
+// none could be).
+//
+// While the session is paused nothing is said: a warning waits (it is given at the
+// first prompt after `ctx resume`, with the figures of then), and an auto-save still
+// happens, its line kept in the cycle and given after the resume.
+func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, error) {
+	if in.TranscriptPath == "" {
+		return nil, nil, nil
+	}
+	if in.ToolUseID != "" {
+		usage.WaitForLine(in.TranscriptPath, []byte(`"`+in.ToolUseID+`"`), toolLineWait)
+	}
+	u, err := ReadUsage(ws, in.TranscriptPath, in.Client)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil // a new session's transcript may not be written yet
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !cycleChanges(ws, in, u) {
+		return nil, u, nil
+	}
+	action := ""
+	var held []string
+	pct := u.PercentOfBudget / 100
+	cycles := Cycles{StateDir: ws.StatePath("state")}
+	_, err = cycles.Update(in.SessionID, func(c *Cycle) error {
+		c.TranscriptPath, c.LastPercent, c.LastTokens, c.UpdatedAt = in.TranscriptPath, u.PercentOfBudget, u.TokensUsed, in.Now.UTC()
+		switch {
+		case pct >= u.AutoSaveAt && !c.AutoSaved:
+			action = "auto-save"
+		case pct >= u.WarnAt && !c.Warned && !in.Paused:
+			c.Warned, action = true, "warn"
+		}
+		if !in.Paused {
+			held, c.Held = c.Held, nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, u, err
+	}
+	var out []string
+	switch action {
+	case "warn":
+		out = append(out, fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction (%s of %s tokens). Save progress soon: `ctx save --summary \"...\" --next \"...\"`.",
+			u.PercentOfBudget, thousands(u.TokensUsed), thousands(u.Budget)))
+	case "auto-save":
+		line, saveErr := autoSaveAtThreshold(ws, in, u)
+		out = append(out, line)
+		// Only a save that happened counts: a failed one is tried again on the next
+		// prompt, and the agent has been told. A line the pause silences waits.
+		if _, err := cycles.Update(in.SessionID, func(c *Cycle) error {
+			c.Warned = true
+			c.AutoSaved = saveErr == nil
+			if in.Paused {
+				c.Held = []string{line}
+			}
+			return nil
+		}); err != nil {
+			return nil, u, err
+		}
+		err = saveErr
+	}
+	if in.Paused {
+		return nil, u, err
+	}
+	return append(held, out...), u, err
+}
+
+// cycleChanges reports, without a lock, whether this check changes the session's cycle:
+// a threshold not yet acted on, a held line to give, another transcript, or usage moved
+// by a point or more. Most checks change nothing, and skipping the locked write keeps
+// the hooks fast; when something does change, Update decides again under the lock.
+func cycleChanges(ws *loader.Workspace, in UsageCheck, u *usage.Usage) bool {
 	c, err := Cycles{StateDir: ws.StatePath("state")}.Get(in.SessionID)
 	if err != nil || c.UpdatedAt.IsZero() {
 		return true
 	}
 	pct := u.PercentOfBudget / 100
-	return (pct >= u.AutoSaveAt && !c.AutoSaved) || (pct >= u.WarnAt && !c.Warned) ||
+	return (pct >= u.AutoSaveAt && !c.AutoSaved) || (pct >= u.WarnAt && !c.Warned && !in.Paused) ||
+		(len(c.Held) > 0 && !in.Paused) ||
 		c.TranscriptPath != in.TranscriptPath || math.Abs(c.LastPercent-u.PercentOfBudget) >= 1
 }
 
@@ -146,7 +189,7 @@ func cycleChanges(ws *loader.Workspace, in Prompt, u *usage.Usage) bool {
 // returns a line for the agent: what was saved where, or why the save failed and what
 // to do. When the project's save point cannot be written, a workspace snapshot and the
 // journal still keep the session's trail.
-func autoSaveAtThreshold(ws *loader.Workspace, in Prompt, u *usage.Usage) (string, error) {
+func autoSaveAtThreshold(ws *loader.Workspace, in UsageCheck, u *usage.Usage) (string, error) {
 	pct := round1(u.PercentOfBudget)
 	res, err := AutoSave(ws, in.SessionID, TriggerAuto, SnapshotUsage(u), 0, in.Now)
 	if err != nil {
@@ -190,48 +233,71 @@ func lastPercent(ws *loader.Workspace, sessionID string) *float64 {
 
 // ToolCall is what the PostToolUse hook knows.
 type ToolCall struct {
-	SessionID string
-	Tool      string
-	Input     hook.ToolInput
-	Now       time.Time
+	SessionID      string
+	TranscriptPath string
+	ToolUseID      string
+	Tool           string
+	Input          hook.ToolInput
+	Paused         bool
+	Client         usage.Client
+	Now            time.Time
 }
 
-// OnToolCall records a tool call in an open journal, and binds the session to a
-// project when the call touched a file under 02-projects/NN-slug/ and the session has
-// no project yet. It returns the project bound, if it bound one. It runs after every
-// tool call, so the input (a Write's whole file) is decoded once, into the few fields
-// ctx reads, and the journal's work is done only when one is open.
-func OnToolCall(ws *loader.Workspace, in ToolCall) (string, error) {
+// fileTools are the tools whose file is the session's own work.
+var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// OnToolCall runs after every tool call. It records the call in an open journal; notes
+// a file a Write or Edit changed in the workspace as the session's work; binds the
+// session to a project when the call touched a file under 02-projects/NN-slug/ and the
+// session has no project yet; and checks usage (CheckUsage), whose lines it returns for
+// the agent. It runs after every tool call, so the input (a Write's whole file) is
+// decoded once, into the few fields ctx reads, and the journal's work is done only when
+// one is open.
+func OnToolCall(ws *loader.Workspace, in ToolCall) ([]string, error) {
 	input := in.Input
+	var errs []error
 	if j := OpenJournal(ws.StatePath("sessions"), in.SessionID); j.Active() {
-		if err := j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
+		errs = append(errs, j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
 			"tool": in.Tool, "summary": ToolSummary(in.Tool, input),
-		}); err != nil {
-			return "", err
+		}))
+	}
+	if path := input.File(); path != "" && in.SessionID != UnknownSession {
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(ws.Root, abs)
 		}
+		if rel := ws.Rel(filepath.Clean(abs)); fileTools[in.Tool] && !filepath.IsAbs(rel) {
+			errs = append(errs, Work{StateDir: ws.StatePath("state")}.Add(in.SessionID, rel))
+		}
+		errs = append(errs, bindFromFile(ws, in.SessionID, path, in.Now))
 	}
-	path := input.File()
-	if path == "" || in.SessionID == UnknownSession {
-		return "", nil
-	}
+	out, _, err := CheckUsage(ws, UsageCheck{
+		SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, ToolUseID: in.ToolUseID,
+		Client: in.Client, Paused: in.Paused, Now: in.Now,
+	})
+	return out, errors.Join(append(errs, err)...)
+}
+
+// bindFromFile binds the session to the project holding path, when it has none yet.
+func bindFromFile(ws *loader.Workspace, sessionID, path string, now time.Time) error {
 	id := projectOf(ws, path)
 	if id == "" {
-		return "", nil
+		return nil
 	}
 	b := Bindings{StateDir: ws.StatePath("state")}
-	if existing, err := b.Lookup(in.SessionID); err != nil || existing != nil {
-		return "", err
+	if existing, err := b.Lookup(sessionID); err != nil || existing != nil {
+		return err
 	}
 	p, err := ws.Resolve(id)
 	if err != nil {
 		var nf *loader.NotFoundError
 		var amb *loader.AmbiguousError
 		if errors.As(err, &nf) || errors.As(err, &amb) {
-			return "", nil
+			return nil
 		}
-		return "", err
+		return err
 	}
-	return p.ID, b.Bind(Binding{SessionID: in.SessionID, ProjectID: p.ID, Path: p.Path, BoundAt: in.Now.UTC()})
+	return b.Bind(Binding{SessionID: sessionID, ProjectID: p.ID, Path: p.Path, BoundAt: now.UTC()})
 }
 
 // projectOf returns the workspace-relative folder of the project holding path
@@ -283,10 +349,10 @@ func OnStop(ws *loader.Workspace, sessionID, message string, now time.Time) erro
 // OnPreCompact saves before a compaction: an auto-save when none happened in this
 // cycle (counting the compaction in it), else only the compaction count; then it
 // finalizes the journal and starts a new cycle.
-func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, now time.Time) error {
+func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, client usage.Client, now time.Time) error {
 	var u *usage.Usage
 	if transcript != "" {
-		u, _ = ReadUsage(ws, transcript)
+		u, _ = ReadUsage(ws, transcript, client)
 	}
 	cycles := Cycles{StateDir: ws.StatePath("state")}
 	cur, err := cycles.Get(sessionID)
@@ -306,7 +372,7 @@ func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, n
 	errs = append(errs, err)
 	_, err = cycles.Update(sessionID, func(c *Cycle) error {
 		c.Number++
-		c.Warned, c.AutoSaved = false, false
+		c.Warned, c.AutoSaved, c.Held = false, false, nil
 		return nil
 	})
 	errs = append(errs, err)

@@ -32,9 +32,9 @@ const (
 	journalPrefix = "ACTIVE-PAUSE-"
 	journalSuffix = ".jsonl"
 	archiveSuffix = "-incremental"
-	// journalsLock names, in a sessions folder, the file whose sidecar lock every
-	// journal operation there takes. One lock for the folder rather than one per
-	// journal: it is never removed, so that a journal's own files can be.
+	// journalsLock names the lock (kept in lockDir) that every journal operation of a
+	// sessions folder takes. One lock for the folder rather than one per journal: it is
+	// never removed, so that a journal's own files can be.
 	journalsLock = "journals"
 	// summaryLen keeps each action in a snapshot's incremental_pause to a line.
 	summaryLen = 200
@@ -95,7 +95,11 @@ func (j *Journal) Active() bool {
 // takes it, so that an append cannot land after a finalize has moved the file away and
 // so re-create it with no pause_started line.
 func (j *Journal) locked(fn func() error) error {
-	return durable.WithLock(filepath.Join(j.Dir, journalsLock), fn)
+	locks, err := lockDir(j.Dir)
+	if err != nil {
+		return err
+	}
+	return durable.WithLockIn(locks, filepath.Join(j.Dir, journalsLock), fn)
 }
 
 // exists reports whether the journal file is there, an error other than its absence

@@ -158,14 +158,6 @@ func PauseReminder(turns int) string {
 	return fmt.Sprintf("ctx:paused (%d turns) — resume with /ctx-resume", turns)
 }
 
-// Forget removes a session's markers: its session is over.
-func (r *Runtime) Forget(sessionID string) {
-	if path, err := r.marker(sessionID); err == nil {
-		_ = os.Remove(path)
-		_ = os.Remove(path + ".lock")
-	}
-}
-
 // CleanStale removes markers and leftovers not touched for maxAge, stopping at
 // deadline. It returns how many files it removed.
 func (r *Runtime) CleanStale(maxAge time.Duration, deadline time.Time) int {

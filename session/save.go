@@ -54,6 +54,15 @@ func SaveProgress(ws *loader.Workspace, p *loader.Project, req SaveRequest) (*Sa
 	defer cancel()
 	git, _ := gitstate.Read(ctx, ws.Root)
 	change.Files = append(change.Files, changedFiles(ws, p, git)...)
+	// What the session's own tool calls changed: git shows none of it in a workspace
+	// that is not a repository, or once the session has committed.
+	if touched, err := (Work{StateDir: ws.StatePath("state")}).Files(req.SessionID); err == nil {
+		for _, rel := range touched {
+			if f, ok := workFile(ws, p, rel); ok {
+				change.Files = append(change.Files, f)
+			}
+		}
+	}
 	if req.Usage != nil && change.TokensApprox == 0 {
 		change.TokensApprox = req.Usage.TokensUsed
 	}
@@ -119,27 +128,36 @@ func changedFiles(ws *loader.Workspace, p *loader.Project, git *gitstate.State) 
 	if git == nil || git.Root == "" {
 		return nil
 	}
-	savePoint := ws.Rel(ws.ResumePath(p))
 	var out []string
 	for _, d := range git.Dirty {
-		abs := filepath.Join(git.Root, filepath.FromSlash(d))
-		rel := ws.Rel(abs)
-		base := filepath.Base(rel)
-		switch {
-		case filepath.IsAbs(rel): // outside the workspace
-		case toolFolder(rel):
-			// ctx's state, Claude Code's settings and skills, git itself: not the work.
-		case rel == savePoint || strings.HasPrefix(base, durable.TempPrefix):
-			// ctx's own files are not the person's work.
-		case rel == p.Path: // a project folder git does not track yet, as a whole
-		case strings.HasPrefix(rel, p.Path+"/"):
-			out = append(out, strings.TrimPrefix(rel, p.Path+"/"))
-		case strings.HasPrefix(rel, ws.Config.ProjectsDir+"/"):
-		default:
-			out = append(out, rel)
+		rel := ws.Rel(filepath.Join(git.Root, filepath.FromSlash(d)))
+		if f, ok := workFile(ws, p, rel); ok {
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// workFile tells whether a changed file (workspace-relative, or absolute when outside
+// the workspace) is work to list under the project's Files Modified, and how: relative
+// to the project when it is in it, relative to the workspace when it belongs to no
+// project. Other projects' files, the save point and the tools' own folders are not.
+func workFile(ws *loader.Workspace, p *loader.Project, rel string) (string, bool) {
+	base := filepath.Base(rel)
+	switch {
+	case filepath.IsAbs(rel) || !filepath.IsLocal(filepath.FromSlash(rel)): // outside the workspace
+	case toolFolder(rel):
+		// ctx's state, Claude Code's settings and skills, git itself: not the work.
+	case rel == ws.Rel(ws.ResumePath(p)) || strings.HasPrefix(base, durable.TempPrefix):
+		// ctx's own files are not the person's work.
+	case rel == p.Path: // a project folder git does not track yet, as a whole
+	case strings.HasPrefix(rel, p.Path+"/"):
+		return strings.TrimPrefix(rel, p.Path+"/"), true
+	case strings.HasPrefix(rel, ws.Config.ProjectsDir+"/"):
+	default:
+		return rel, true
+	}
+	return "", false
 }
 
 // toolFolders hold the tools' own files, never a person's work, even when git shows

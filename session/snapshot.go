@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxtools/ctx/gitstate"
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
 )
 
 // SnapshotSchemaVersion is the schema_version of the snapshots this package writes.
@@ -132,8 +133,12 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 		return "", fmt.Errorf("write snapshot: %w", err)
 	}
 	latest := filepath.Join(s.Dir, LatestFile)
+	locks, err := lockDir(s.Dir)
+	if err != nil {
+		return "", fmt.Errorf("write snapshot: %w", err)
+	}
 	var out Snapshot
-	err := durable.WithLock(latest, func() error {
+	err = durable.WithLockIn(locks, latest, func() error {
 		// Every snapshot file is written under this lock, so any temporary file here
 		// is one a killed writer left.
 		durable.RemoveStaleTemps(s.Dir, LatestFile)
@@ -665,4 +670,19 @@ func groupDigits(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// lockDir is where the locks of a sessions folder live: .ctx/state/locks, beside it and
+// ignored by version control, so that the sessions folder holds only the files a person
+// may keep or share, and no save leaves a lock file among them.
+func lockDir(sessionsDir string) (string, error) {
+	state := filepath.Join(filepath.Dir(sessionsDir), "state")
+	if err := loader.EnsureStateDir(state); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(state, "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	return dir, nil
 }

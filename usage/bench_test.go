@@ -12,7 +12,7 @@ func benchmarkRead(b *testing.B, o fixture.TranscriptOptions) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		u, err := Read(path, Config{})
+		u, err := Read(path, Config{}, Client{})
 		if err != nil {
 			b.Fatal(err)
 		}

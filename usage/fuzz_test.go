@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -32,12 +33,48 @@ func FuzzRead(f *testing.F) {
 		if want := forward(data, lim.maxLine); got != want {
 			t.Fatalf("backward %+v, forward %+v", got, want)
 		}
-		u, err := readTail(bytes.NewReader(data), int64(len(data)), Config{}, defaultLimits)
+		u, err := readTail(bytes.NewReader(data), int64(len(data)), Config{}, Client{}, defaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if u.TokensUsed < 0 || u.Budget <= 0 || u.PercentOfBudget < 0 {
 			t.Fatalf("impossible usage %+v", *u)
+		}
+	})
+}
+
+// FuzzCompactEnabledFalse checks the byte-level lookup of "autoCompactEnabled" in
+// ~/.claude.json against a JSON decoding, wherever the key is written once, at the top.
+func FuzzCompactEnabledFalse(f *testing.F) {
+	for _, seed := range []string{
+		`{"autoCompactEnabled":false}`,
+		"{\n  \"numStartups\": 3,\n  \"autoCompactEnabled\": true\n}",
+		`{"tip":"autoCompactEnabled","autoCompactEnabled" : false}`,
+		`{"autoCompactEnabled":"no"}`,
+		`{"notautoCompactEnabled":false}`,
+		`{"autoCompactEnabled":fals`,
+		`"autoCompactEnabled"`,
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		off, ok := compactEnabledFalse(data)
+		if off && !ok {
+			t.Fatal("off and not ok")
+		}
+		var top map[string]json.RawMessage
+		if bytes.Count(data, keyCompactEnabledTail) != 1 || json.Unmarshal(data, &top) != nil {
+			return
+		}
+		raw, found := top[keyCompactEnabled]
+		if !found {
+			return
+		}
+		var enabled bool
+		decoded := json.Unmarshal(raw, &enabled) == nil
+		if ok != decoded || (decoded && off != !enabled) {
+			t.Fatalf("%q: got off %v, ok %v; decoding gives %v, %v", data, off, ok, !enabled, decoded)
 		}
 	})
 }

@@ -41,8 +41,9 @@ const syntheticModel = "<synthetic>"
 // compaction that is newer than any such line. It reads backwards from the end, so its
 // cost follows the distance to that line, not the size of the file. A transcript with no
 // usable line yet gives Source "none" and 0 tokens; a missing file is an error wrapping
-// os.ErrNotExist.
-func Read(path string, cfg Config) (*Usage, error) {
+// os.ErrNotExist. The window and the budget come from the transcript's model and Claude
+// Code's configuration cl (see Compute).
+func Read(path string, cfg Config, cl Client) (*Usage, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func Read(path string, cfg Config) (*Usage, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("transcript %s: not a regular file", path)
 	}
-	u, err := readTail(f, info.Size(), cfg, defaultLimits)
+	u, err := readTail(f, info.Size(), cfg, cl, defaultLimits)
 	if err != nil {
 		return nil, fmt.Errorf("transcript %s: %w", path, err)
 	}
@@ -79,12 +80,12 @@ type limits struct {
 var defaultLimits = limits{firstChunk: firstChunk, maxChunk: maxChunk, maxLine: maxLine}
 
 // readTail computes usage from the size bytes of r, read backwards.
-func readTail(r io.ReaderAt, size int64, cfg Config, lim limits) (*Usage, error) {
+func readTail(r io.ReaderAt, size int64, cfg Config, cl Client, lim limits) (*Usage, error) {
 	f, err := scan(r, size, lim)
 	if err != nil {
 		return nil, err
 	}
-	return compute(f.tokens, f.reached, f.model, f.source, cfg), nil
+	return compute(f.tokens, f.reached, f.model, f.source, cfg, cl), nil
 }
 
 // finding is the line that decides the usage.

@@ -83,8 +83,12 @@ func TestRead(t *testing.T) {
 			tokens: 64_000, window: 1_000_000, source: SourceAssistant, model: "claude-sonnet-4-5[1m]"},
 		{name: "past 200k on a model that does not say 1m", o: fixture.TranscriptOptions{Bytes: 2 * mb, FinalTokens: 250_000, Model: "claude-opus-4-6"},
 			tokens: 250_000, window: 1_000_000, source: SourceAssistant, model: "claude-opus-4-6"},
-		{name: "configured window", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 64_000},
-			cfg: Config{Window: 500_000, Reserve: 50_000}, tokens: 64_000, window: 500_000, source: SourceAssistant},
+		{name: "configured window, for a model ctx does not know", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 64_000, Model: "gpt-x"},
+			cfg: Config{Window: 500_000, Reserve: 50_000}, tokens: 64_000, window: 500_000, source: SourceAssistant, model: "gpt-x"},
+		{name: "configured window, for a model ctx knows", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 64_000},
+			cfg: Config{Window: 500_000, Reserve: 50_000}, tokens: 64_000, window: 200_000, source: SourceAssistant},
+		{name: "the default model", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 126_000, Model: "claude-opus-5-5"},
+			tokens: 126_000, window: 1_000_000, source: SourceAssistant, model: "claude-opus-5-5"},
 		{name: "torn last line", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 120_000},
 			append: laterAssistant[:len(laterAssistant)/2], tokens: 120_000, window: 200_000, source: SourceAssistant},
 		{name: "garbage after", o: fixture.TranscriptOptions{Bytes: mb, FinalTokens: 120_000},
@@ -96,7 +100,7 @@ func TestRead(t *testing.T) {
 			if tt.append != "" {
 				appendTo(t, path, tt.append)
 			}
-			u, err := Read(path, tt.cfg)
+			u, err := Read(path, tt.cfg, Client{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +115,7 @@ func TestRead(t *testing.T) {
 				t.Errorf("got %d tokens of %d, source %q, model %q; want %d of %d, %q, %q",
 					u.TokensUsed, u.Window, u.Source, u.Model, tt.tokens, tt.window, tt.source, model)
 			}
-			if want := Compute(tt.tokens, model, tt.source, tt.cfg); u.Budget != u.Window-u.Reserve ||
+			if want := Compute(tt.tokens, model, tt.source, tt.cfg, Client{}); u.Budget != u.Window-u.Reserve ||
 				(tt.source == SourceAssistant && *u != *want) {
 				t.Errorf("got %+v, want %+v", *u, *want)
 			}
@@ -135,7 +139,7 @@ func TestReadWithoutUsage(t *testing.T) {
 			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			u, err := Read(path, Config{})
+			u, err := Read(path, Config{}, Client{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,17 +153,17 @@ func TestReadWithoutUsage(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	dir := t.TempDir()
 
-	_, err := Read(filepath.Join(dir, "missing.jsonl"), Config{})
+	_, err := Read(filepath.Join(dir, "missing.jsonl"), Config{}, Client{})
 	if !errors.Is(err, os.ErrNotExist) || !strings.HasPrefix(err.Error(), "transcript: ") {
 		t.Errorf("missing file: got %v, want a transcript error wrapping os.ErrNotExist", err)
 	}
 
-	if _, err := Read(dir, Config{}); err == nil || !strings.Contains(err.Error(), "is a folder") {
+	if _, err := Read(dir, Config{}, Client{}); err == nil || !strings.Contains(err.Error(), "is a folder") {
 		t.Errorf("folder: got %v, want an error", err)
 	}
 
 	path := transcript(t, fixture.TranscriptOptions{})
-	if _, err := Read(path, Config{WarnAt: 0.95}); err == nil || !strings.HasPrefix(err.Error(), "warn_at:") {
+	if _, err := Read(path, Config{WarnAt: 0.95}, Client{}); err == nil || !strings.HasPrefix(err.Error(), "warn_at:") {
 		t.Errorf("bad config: got %v, want the warn_at error", err)
 	}
 }
@@ -171,7 +175,7 @@ func TestReadFIFODoesNotHang(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Read(path, Config{})
+		_, err := Read(path, Config{}, Client{})
 		done <- err
 	}()
 	select {
@@ -213,7 +217,7 @@ func readCounting(t testing.TB, path string) (*Usage, int64) {
 		t.Fatal(err)
 	}
 	c := &countingReader{r: f}
-	u, err := readTail(c, info.Size(), Config{}, defaultLimits)
+	u, err := readTail(c, info.Size(), Config{}, Client{}, defaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +275,7 @@ func TestReadMemory(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			u, err := Read(path, Config{})
+			u, err := Read(path, Config{}, Client{})
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)

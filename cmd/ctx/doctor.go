@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,9 +29,10 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check that ctx is plugged into Claude Code and working",
 		Long: `Check the setup: the workspace, the hooks in Claude Code's settings (present and
-current), the installed skills, the runtime folder for the pause flag, and
-whether the ctx on PATH is the binary the hooks call. Exits 1 when something
-needs fixing, and says how.`,
+current, and registered at one level only: the project's .claude/settings.json,
+its .claude/settings.local.json, or the user's settings), the installed skills,
+the runtime folder for the pause flag, and whether the ctx on PATH is the
+binary the hooks call. Exits 1 when something needs fixing, and says how.`,
 		Example: `  ctx doctor
   ctx doctor --global`,
 		Args: usageArgs(cobra.NoArgs),
@@ -56,13 +60,28 @@ func runDoctor(opts *doctorOptions) error {
 	}
 	report(true, "workspace", ws.Root)
 
-	bin := hookBinary(opts.Global)
-	settings, skillsDir := opts.claudeDirs(ws.Root, opts.Global)
+	// The level to check: --global's, else the project's own file, else wherever ctx's
+	// hooks are registered for this project.
+	registered := hook.CtxHookFiles(hook.SettingsFiles(ws.Root, opts.Getenv, opts.home()), "")
+	level := hook.LevelProject
+	if opts.Global {
+		level = hook.LevelUser
+	} else {
+		for _, want := range []hook.Level{hook.LevelProject, hook.LevelLocal, hook.LevelUser} {
+			if hookFilesHold(registered, want) {
+				level = want
+				break
+			}
+		}
+	}
+	bin, _ := hookBinary(level)
+	settings, skillsDir := opts.claudeDirs(ws.Root, level)
+	fix := initCommand(level)
 	data, err := os.ReadFile(settings)
 	hookBins := map[string]bool{}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		report(false, "hooks", settings+" does not exist: run `ctx init`")
+		report(false, "hooks", settings+" does not exist: run `"+fix+"`")
 	case err != nil:
 		report(false, "hooks", err.Error())
 	default:
@@ -84,16 +103,25 @@ func runDoctor(opts *doctorOptions) error {
 		}
 		switch {
 		case len(missing) > 0:
-			report(false, "hooks", "missing in "+settings+": "+strings.Join(missing, ", ")+"; run `ctx init`")
+			report(false, "hooks", "missing in "+settings+": "+strings.Join(missing, ", ")+"; run `"+fix+"`")
 		case len(stale) > 0:
-			report(false, "hooks", "outdated in "+settings+": "+strings.Join(stale, ", ")+"; run `ctx init`")
+			report(false, "hooks", "outdated in "+settings+": "+strings.Join(stale, ", ")+"; run `"+fix+"`")
 		default:
-			report(true, "hooks", fmt.Sprintf("all %d registered in %s", len(regs), settings))
+			report(true, "hooks", fmt.Sprintf("all %d registered in %s (%s)", len(regs), settings, levelWords(level)))
 		}
 		bins, _ := hook.InstalledBinaries(data)
 		for _, b := range bins {
 			hookBins[b] = true
 		}
+	}
+
+	if len(registered) > 1 {
+		var where []string
+		for _, f := range registered {
+			where = append(where, f.Path+" ("+f.Level.String()+" settings)")
+		}
+		report(false, "hooks", "registered at more than one settings level, so Claude Code may run each twice: "+
+			strings.Join(where, " and ")+"; keep one: remove ctx's entries from the others")
 	}
 
 	results, err := skills.Status(skillsDir)
@@ -120,6 +148,10 @@ func runDoctor(opts *doctorOptions) error {
 
 	onPath, err := exec.LookPath("ctx")
 	switch {
+	case level == hook.LevelLocal && namedBinariesExist(hookBins):
+		// `ctx init --local` names a development build on purpose; the PATH is not
+		// what runs it.
+		report(true, "PATH", "the hooks call "+strings.Join(keys(hookBins), ", ")+", named in your local settings")
 	case err != nil:
 		report(false, "PATH", "no ctx on PATH (hooks call "+bin+"); `make install` puts it there")
 	default:
@@ -136,10 +168,62 @@ func runDoctor(opts *doctorOptions) error {
 			report(false, "PATH", fmt.Sprintf("ctx on PATH is %s but the hooks call %s; run `ctx init` with the ctx you want", abs, strings.Join(keys(hookBins), ", ")))
 		}
 	}
+	checkClient(opts.Out, s)
 	if problems > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}
 	}
 	return nil
+}
+
+// clientVersionWait bounds `claude --version`: it answers in a fraction of a second.
+const clientVersionWait = 5 * time.Second
+
+// checkClient says which Claude Code is installed and whether ctx has been proven
+// against it (docs/compatibility.md). It is a note, never a failure: a newer client
+// probably works, but nothing has checked it yet.
+func checkClient(out io.Writer, s style) {
+	note := func(detail string) { fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "claude", detail) }
+	bin, err := exec.LookPath("claude")
+	if err != nil {
+		note("not on PATH; ctx's hooks run inside Claude Code (proven with " + hook.ProvenClaudeVersion + ")")
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clientVersionWait)
+	defer cancel()
+	raw, err := exec.CommandContext(ctx, bin, "--version").Output()
+	version, ok := hook.ClientVersion(string(raw))
+	switch {
+	case err != nil || !ok:
+		note(bin + " --version gave no version; ctx is proven with Claude Code " + hook.ProvenClaudeVersion)
+	case hook.NewerThanProven(version):
+		note(fmt.Sprintf("%s is newer than %s, the newest version ctx is proven against: it probably works; see docs/compatibility.md", version, hook.ProvenClaudeVersion))
+	default:
+		fmt.Fprintf(out, "%s  %-10s %s\n", s.green("ok  "), "claude", version+" (proven: "+hook.ProvenClaudeVersion+")")
+	}
+}
+
+// namedBinariesExist reports whether the hooks call binaries by path only, each of
+// them an existing file.
+func namedBinariesExist(bins map[string]bool) bool {
+	if len(bins) == 0 || bins["ctx"] {
+		return false
+	}
+	for b := range bins {
+		if info, err := os.Stat(b); err != nil || info.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// hookFilesHold reports whether files has one at level.
+func hookFilesHold(files []hook.SettingsFile, level hook.Level) bool {
+	for _, f := range files {
+		if f.Level == level {
+			return true
+		}
+	}
+	return false
 }
 
 func keys(m map[string]bool) []string {

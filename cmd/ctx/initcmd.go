@@ -18,6 +18,7 @@ import (
 type initOptions struct {
 	*App
 	Global bool
+	Local  bool
 	Force  bool
 	DryRun bool
 }
@@ -29,19 +30,33 @@ func newInitCmd(app *App, runF func(*initOptions) error) *cobra.Command {
 		Short: "Plug ctx into Claude Code: hooks, skills and the .ctx folder",
 		Long: `Register ctx's hooks in Claude Code's settings and install its skills.
 
-Hooks go into the workspace's .claude/settings.json (with --global, the user's
-settings: $CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json). Your
-other settings and hooks stay exactly as they were, a second run changes
-nothing, and the previous file is kept as settings.json.ctx-backup. A settings
-file that is not valid JSON is refused and left alone.
+Hooks go into the workspace's .claude/settings.json, which the team shares
+(committed). With --local they go into .claude/settings.local.json instead,
+which is yours alone (not committed); with --global, into the user's settings
+($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json), for every
+project. Your other settings and hooks stay exactly as they were, ctx's
+entries from an older version are updated in place, a second run changes
+nothing, and the previous file is kept as <file>.ctx-backup. A settings file
+that is not valid JSON is refused and left alone.
+
+Each hook runs "ctx" from the PATH and does nothing, quietly, where there is
+no ctx: a teammate without ctx is not bothered. Only --local may name this
+binary's own path, when it is not the ctx on the PATH (a development build).
+Hooks registered at two levels (the project's and the user's) could run
+twice, so init refuses to add them where another level has them; --force
+installs them anyway.
 
 Skills go into .claude/skills/<name>/SKILL.md; a skill file you changed is kept
 unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 		Example: `  ctx init
   ctx init --dry-run
+  ctx init --local
   ctx init --global`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Global && opts.Local {
+				return inputError(errors.New("init: --global and --local name different files; choose one"))
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -49,16 +64,58 @@ unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Global, "global", false, "register in the user's Claude Code settings instead of the workspace's")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skill files you changed")
+	cmd.Flags().BoolVar(&opts.Local, "local", false, "register in the workspace's .claude/settings.local.json (yours, not committed)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skill files you changed; register even where another settings level has ctx's hooks")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change, change nothing")
 	return cmd
 }
 
-// claudeDirs returns the settings file and skills folder init writes to.
-func (a *App) claudeDirs(root string, global bool) (settings, skillsDir string) {
-	home, _ := os.UserHomeDir()
-	settings = hook.SettingsPath(root, global, a.Getenv, home)
+// settingsLevel is the settings level the flags choose.
+func settingsLevel(global, local bool) hook.Level {
+	switch {
+	case global:
+		return hook.LevelUser
+	case local:
+		return hook.LevelLocal
+	}
+	return hook.LevelProject
+}
+
+// home is the user's home folder, from the environment ctx was given.
+func (a *App) home() string {
+	if h := a.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// claudeDirs returns the settings file and skills folder of a settings level.
+func (a *App) claudeDirs(root string, level hook.Level) (settings, skillsDir string) {
+	settings = hook.SettingsPath(root, level, a.Getenv, a.home())
 	return settings, filepath.Join(filepath.Dir(settings), "skills")
+}
+
+// levelWords says whose a settings file is, for init's and doctor's output.
+func levelWords(level hook.Level) string {
+	switch level {
+	case hook.LevelLocal:
+		return "personal: not committed"
+	case hook.LevelUser:
+		return "personal: your user settings, for every project"
+	}
+	return "shared with your team: committed with the project"
+}
+
+// initCommand is the init command that registers hooks at a level.
+func initCommand(level hook.Level) string {
+	switch level {
+	case hook.LevelLocal:
+		return "ctx init --local"
+	case hook.LevelUser:
+		return "ctx init --global"
+	}
+	return "ctx init"
 }
 
 func runInit(opts *initOptions) error {
@@ -75,25 +132,40 @@ func runInit(opts *initOptions) error {
 	default:
 		return err
 	}
-	bin := hookBinary(opts.Global)
-	settings, skillsDir := opts.claudeDirs(root, opts.Global)
+	level := settingsLevel(opts.Global, opts.Local)
+	bin, note := hookBinary(level)
+	settings, skillsDir := opts.claudeDirs(root, level)
 	prefix := ""
 	if opts.DryRun {
 		prefix = "would "
 	}
 	w := opts.Out
 
-	changed, backup, err := hook.WriteSettings(settings, hook.Registrations(bin), opts.DryRun)
+	// Claude Code runs a hook registered at two levels twice unless the two commands
+	// are byte for byte the same, which an older ctx or another binary breaks.
+	if !opts.Force {
+		others := hook.CtxHookFiles(hook.SettingsFiles(root, opts.Getenv, opts.home()), settings)
+		if len(others) > 0 {
+			o := others[0]
+			return inputError(fmt.Errorf("init: ctx's hooks are already registered in %s (%s settings); adding them to %s too could run each hook twice: remove ctx's entries there, or pass --force to install anyway", o.Path, o.Level, settings))
+		}
+	}
+
+	regs := hook.Registrations(bin)
+	changed, backup, err := hook.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
 	}
 	if changed {
-		fmt.Fprintf(w, "hooks     %sregister %d hooks calling %s in %s\n", prefix, len(hook.Registrations(bin)), bin, settings)
+		fmt.Fprintf(w, "hooks     %sregister %d hooks calling %s in %s (%s)\n", prefix, len(regs), bin, settings, levelWords(level))
 		if backup != "" {
 			fmt.Fprintf(w, "          previous file kept as %s\n", backup)
 		}
 	} else {
-		fmt.Fprintf(w, "hooks     already current in %s\n", settings)
+		fmt.Fprintf(w, "hooks     already current in %s (%s)\n", settings, levelWords(level))
+	}
+	if note != "" {
+		fmt.Fprintf(w, "note      %s\n", note)
 	}
 
 	results, err := skills.Install(skillsDir, opts.Force, opts.DryRun)
@@ -104,7 +176,7 @@ func runInit(opts *initOptions) error {
 		fmt.Fprintf(w, "skill     %-20s %s%s\n", r.Name, actionWord(r.Action, opts.DryRun), "  "+r.Path)
 	}
 
-	if !opts.Global {
+	if level != hook.LevelUser {
 		state := filepath.Join(root, loader.StateDir, "state")
 		if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
@@ -134,27 +206,70 @@ func actionWord(action string, dryRun bool) string {
 	return action
 }
 
-// hookBinary is the command the hooks run. A project's settings are usually committed,
-// so they say plain "ctx" when a ctx is on PATH: an absolute path would break on a
-// teammate's machine. The user's own settings name this binary's absolute path, so
-// they work whatever PATH Claude Code has. A throwaway `go run` build is never named.
-func hookBinary(global bool) string {
-	if !global {
-		if _, err := exec.LookPath("ctx"); err == nil {
-			return "ctx"
+// hookBinary returns the ctx the hooks at level call, and, when that is not this
+// binary, one line saying what that means. The project's and the user's settings
+// always call "ctx" from the PATH: the project's are committed, where a path would
+// break on a teammate's machine, and the same bytes at both levels let Claude Code run
+// a hook registered at both once. Only the local settings, which are one person's and
+// never committed, name this binary's real path, and only when it is not the ctx on
+// the PATH (a development build, a renamed copy). A throwaway `go run` build is never
+// named.
+func hookBinary(level hook.Level) (bin, note string) {
+	self := thisBinary()
+	onPath := ""
+	if p, err := exec.LookPath("ctx"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
 		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		onPath = p
 	}
+	if self != "" && onPath != "" && sameBinary(self, onPath) {
+		return "ctx", ""
+	}
+	if level == hook.LevelLocal && self != "" {
+		return self, ""
+	}
+
+	var path string // what the PATH gives the hooks here
+	switch {
+	case onPath == "":
+		path = "it has no ctx yet; until it has, the hooks do nothing"
+	case self == "":
+		path = "it finds " + onPath + ", not this go run build"
+	default:
+		path = "it finds " + onPath + ", not this binary, " + self
+	}
+	switch level {
+	case hook.LevelProject:
+		return "ctx", "the hooks run ctx from the PATH, so ctx must be on your teammates' PATH (and on yours: " + path + ")"
+	case hook.LevelLocal:
+		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH (" + path + ")"
+	}
+	return "ctx", "the hooks run ctx from your PATH (" + path + ")"
+}
+
+// sameBinary reports whether two real paths are one binary (a hard link counts).
+func sameBinary(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
+}
+
+// thisBinary returns the real path of the running ctx, or "" when it has none worth
+// naming (a `go run` build lives in a temporary folder).
+func thisBinary() string {
 	exe, err := os.Executable()
-	if err == nil && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			return real
-		}
-		return exe
+	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return ""
 	}
-	if path, err := exec.LookPath("ctx"); err == nil {
-		if abs, err := filepath.Abs(path); err == nil {
-			return abs
-		}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		return real
 	}
-	return "ctx"
+	return exe
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // sessionEndBudget is how long the SessionEnd hook may take: Claude Code is closing.
@@ -91,13 +93,21 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 		}
 	}
 	h.SessionID = firstNonEmpty(h.Payload.SessionID, app.Getenv(session.EnvSessionID), session.UnknownSession)
-	ws, err := app.workspaceFrom(h.Payload.Cwd)
-	if err != nil {
-		return nil // not in a workspace: hooks do nothing, not even complain
+	guardHook := name == guardHookName
+	if guardHook && inputErr != nil && len(data) > 0 {
+		// A command the guard cannot read is a command it cannot judge: refused.
+		return hook.WriteDeny(app.Out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
 	}
-	h.WS = ws
+	ws, err := app.workspaceFrom(h.Payload.Cwd)
+	if err != nil && !guardHook {
+		return nil // not in a workspace: project hooks do nothing, not even complain
+	}
+	h.WS = ws // nil for the guard outside a workspace: it judges wherever it is installed
 	if inputErr != nil {
 		app.Warn("%s: %v", name, inputErr)
+	}
+	if onceOnly[name] && !h.firstRun() {
+		return nil
 	}
 	if err := run(h); err != nil {
 		var ee *exitError
@@ -107,6 +117,31 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 		app.Warn("%s: %v", name, err)
 	}
 	return nil
+}
+
+// onceOnly are the hooks that must act once per event: each records, counts or saves.
+// The guard is not among them: judging a command twice refuses it twice, harmlessly.
+var onceOnly = map[string]bool{"check-context-size": true, "record-action": true, "stop": true, "pre-compact": true}
+
+// firstRun reports whether this run is the first of its hook for its event: false when
+// ctx, installed at two settings levels, already ran for it.
+func (h *hookRun) firstRun() bool {
+	rt, err := session.OpenRuntime(h.Getenv)
+	if err != nil {
+		return true // no trusted runtime folder: act, rather than risk doing nothing
+	}
+	first, err := rt.FirstRun(h.Name, h.SessionID, h.Payload.EventID())
+	if err != nil {
+		h.Warn("%s: %v", h.Name, err)
+	}
+	return first
+}
+
+// client is what Claude Code's own settings say about the window and the compaction
+// point: its environment (hooks inherit the client's), its settings files for the
+// project the hook runs in, and the running client's flags.
+func (h *hookRun) client() usage.Client {
+	return usage.DetectClient(h.Getenv, h.Getenv("HOME"), firstNonEmpty(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
 }
 
 // paused reports whether nudges are off for this session, counting nothing.
@@ -137,7 +172,7 @@ func hookCheckContextSize(h *hookRun) error {
 	}
 	lines, err := session.OnPrompt(h.WS, session.Prompt{
 		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Prompt: h.Payload.Prompt,
-		Paused: paused, Now: h.Now(),
+		Paused: paused, Client: h.client(), Now: h.Now(),
 	})
 	for _, line := range lines {
 		if werr := hook.WriteText(h.Out, line); werr != nil {
@@ -147,10 +182,19 @@ func hookCheckContextSize(h *hookRun) error {
 	return err
 }
 
+// hookRecordAction also checks usage, because a compaction can come between two tool
+// calls of one turn with no prompt before it; what it has to say reaches the agent
+// with the tool's result.
 func hookRecordAction(h *hookRun) error {
-	_, err := session.OnToolCall(h.WS, session.ToolCall{
-		SessionID: h.SessionID, Tool: h.Payload.ToolName, Input: h.Payload.ToolInput, Now: h.Now(),
+	lines, err := session.OnToolCall(h.WS, session.ToolCall{
+		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, ToolUseID: h.Payload.ToolUseID, Tool: h.Payload.ToolName,
+		Input: h.Payload.ToolInput, Paused: h.paused(), Client: h.client(), Now: h.Now(),
 	})
+	if len(lines) > 0 {
+		if werr := hook.WriteAdditionalContext(h.Out, hook.EventPostToolUse, strings.Join(lines, "\n")); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
 	return err
 }
 
@@ -159,7 +203,7 @@ func hookStop(h *hookRun) error {
 }
 
 func hookPreCompact(h *hookRun) error {
-	return session.OnPreCompact(h.WS, h.SessionID, h.Payload.TranscriptPath, h.Payload.Trigger, h.Now())
+	return session.OnPreCompact(h.WS, h.SessionID, h.Payload.TranscriptPath, h.Payload.Trigger, h.client(), h.Now())
 }
 
 func hookSessionStart(h *hookRun) error {
@@ -169,22 +213,37 @@ func hookSessionStart(h *hookRun) error {
 	if h.paused() || (src != "resume" && src != "compact") {
 		return recoverErr
 	}
+	// What the session did itself comes first: the save point may predate it.
+	recap := session.SessionRecap(h.WS, h.SessionID, src == "compact")
 	p, err := session.Rebind(h.WS, h.SessionID, h.Now())
-	if err != nil || p == nil {
+	if err != nil {
 		return errors.Join(recoverErr, err)
 	}
-	result := h.WS.Load(p, loader.LoadOptions{})
-	return errors.Join(recoverErr, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, loader.Briefing(result, loader.BriefingBytes)))
+	var text string
+	if p != nil {
+		result := h.WS.Load(p, loader.LoadOptions{})
+		savedAt, _ := time.Parse(time.RFC3339, result.Resume.LastUpdated)
+		text = recap.Text(savedAt)
+		text += loader.Briefing(result, max(loader.BriefingBytes-len(text), loader.BriefingBytes/2))
+	} else {
+		text = recap.Text(time.Time{})
+	}
+	if text == "" {
+		return recoverErr
+	}
+	return errors.Join(recoverErr, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, text))
 }
 
 func hookSessionEnd(h *hookRun) error {
 	deadline := time.Now().Add(sessionEndBudget)
 	err := session.OnSessionEnd(h.WS, h.SessionID, h.Now(), deadline)
+	// The session's pause marker stays: `claude --resume` continues the same session,
+	// and a print-mode loop ends its process after every prompt. Only `ctx resume`
+	// ends a pause; markers no session touched for a week go by age.
 	rt, rerr := session.OpenRuntime(h.Getenv)
 	if rerr != nil {
 		return errors.Join(err, rerr)
 	}
-	rt.Forget(h.SessionID)
 	rt.CleanStale(staleMarkerAge, deadline)
 	return err
 }
@@ -196,8 +255,13 @@ func hookCleanupTmp(h *hookRun) error {
 	}
 	session.CleanWorkspaceTemps(h.WS.StatePath(), time.Hour, deadline)
 	session.Cycles{StateDir: h.WS.StatePath("state")}.PruneCycles(time.Now(), deadline)
+	session.Work{StateDir: h.WS.StatePath("state")}.Prune(time.Now(), deadline)
 	return nil
 }
+
+// guardHookName is the hook that judges Bash commands: the one hook that runs outside a
+// workspace too.
+const guardHookName = "block-dangerous-commands"
 
 // hookBlockDangerous denies a destructive Bash command with a reason the agent can act
 // on. It ignores the pause: it is a guard, not a nudge.
@@ -209,24 +273,29 @@ func hookBlockDangerous(h *hookRun) error {
 	if command == "" {
 		return nil
 	}
+	// A config ctx cannot read never lowers protection: the built-in rules apply, and
+	// the valid entries of a guard: section with a bad one stay.
 	var cfg guard.Config
-	if err := h.WS.ConfigSection("guard", &cfg); err != nil {
-		return err
+	var cfgErr error
+	env := guard.Env{Home: h.Getenv("HOME"), Cwd: h.Payload.Cwd, Dirty: gitstate.Dirty}
+	if env.Home == "" {
+		env.Home, _ = os.UserHomeDir()
 	}
-	home, _ := os.UserHomeDir()
-	rules, err := guard.New(cfg, guard.Env{
-		Home:      home,
-		Workspace: h.WS.Root,
-		Cwd:       firstNonEmpty(h.Payload.Cwd, h.WS.Root),
-		Dirty:     gitstate.Dirty,
-	})
-	if err != nil {
-		return err
+	if h.WS != nil {
+		env.Workspace = h.WS.Root
+		env.Cwd = firstNonEmpty(h.Payload.Cwd, h.WS.Root)
+		env.ProjectsDir = h.WS.Config.ProjectsDir
+		if cfgErr = h.WS.ConfigSection("guard", &cfg); cfgErr != nil {
+			cfg = guard.Config{}
+		}
 	}
+	rules, err := guard.New(cfg, env)
 	if v := rules.Check(command); v.Deny {
-		return hook.WriteDeny(h.Out, "ctx: "+v.Reason)
+		if werr := hook.WriteDeny(h.Out, "ctx: "+v.Reason); werr != nil {
+			return werr
+		}
 	}
-	return nil
+	return errors.Join(cfgErr, err)
 }
 
 // Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's

@@ -22,11 +22,22 @@ func newUsageCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "usage",
 		Short: "Show how full the agent's context window is",
-		Long: `Show context usage read from a Claude Code transcript: tokens used, the window
-(200k, or 1M for a [1m] model), the budget up to compaction (window minus the
-reserve), the percentage of each, and the warn and auto-save thresholds, which
-are fractions of the budget. Settings: the usage: section of .ctx/config.yaml
-(window, reserve, warn_at, auto_save_at).
+		Long: `Show context usage read from a Claude Code transcript: tokens used, the window,
+the budget up to compaction, the percentage of each, the warn and auto-save
+thresholds (fractions of the budget), and where each number came from.
+
+The window comes from the model: claude-opus-5-5 (Claude Code's default), the
+opus, sonnet and haiku aliases and any [1m] model have 1M, the 4.x models 200k.
+The budget is where Claude Code compacts: the window less the model's output
+limit (up to 20k) less 13k, so 967k of 1M and 167k of 200k. Claude Code's own
+settings move it, and ctx reads them: $CLAUDE_CODE_AUTO_COMPACT_WINDOW,
+claude --autocompact or autoCompactWindow in its settings.json files,
+$CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, $CLAUDE_CODE_DISABLE_1M_CONTEXT, and
+$DISABLE_AUTO_COMPACT or autoCompactEnabled in ~/.claude.json, which make
+compaction manual and the whole window the budget.
+
+Settings: the usage: section of .ctx/config.yaml (warn_at, auto_save_at; and
+window, reserve for a model ctx does not know).
 
 Without --transcript, the transcript the hooks last saw for the session
 (--session-id, else $CLAUDE_CODE_SESSION_ID), else Claude Code's own file for it.`,
@@ -60,20 +71,33 @@ func runUsage(opts *usageOptions) error {
 			return inputError(fmt.Errorf("usage: no transcript known for session %q; pass --transcript PATH", id))
 		}
 	}
-	u, err := usage.Read(path, cfg)
+	client := usage.DetectClient(opts.Getenv, "", firstNonEmpty(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
+	for _, problem := range client.Problems {
+		opts.Warn("claude code settings: %s", problem)
+	}
+	u, err := usage.Read(path, cfg, client)
 	if err != nil {
 		return inputError(err)
 	}
 	if opts.JSON {
 		return opts.writeJSON(struct {
 			*usage.Usage
-			Transcript string `json:"transcript"`
-		}{u, path})
+			Transcript string   `json:"transcript"`
+			Problems   []string `json:"problems,omitempty"`
+		}{u, path, client.Problems})
 	}
 	w := opts.Out
 	fmt.Fprintf(w, "tokens     %d  (%s)\n", u.TokensUsed, u.Source)
-	fmt.Fprintf(w, "window     %d  %.1f%% used\n", u.Window, u.PercentOfWindow)
-	fmt.Fprintf(w, "budget     %d  %.1f%% used  (window minus a %d-token reserve: compaction comes here)\n", u.Budget, u.PercentOfBudget, u.Reserve)
+	window := u.WindowSource
+	if u.MaxOutput > 0 {
+		window += fmt.Sprintf(", max output %d", u.MaxOutput)
+	}
+	fmt.Fprintf(w, "window     %d  %.1f%% used  (%s)\n", u.Window, u.PercentOfWindow, window)
+	if u.AutoCompact {
+		fmt.Fprintf(w, "budget     %d  %.1f%% used  (automatic compaction here; %s)\n", u.Budget, u.PercentOfBudget, u.BudgetSource)
+	} else {
+		fmt.Fprintf(w, "budget     %d  %.1f%% used  (the whole window, compaction is manual: %s)\n", u.Budget, u.PercentOfBudget, u.BudgetSource)
+	}
 	fmt.Fprintf(w, "warn at    %.0f%% of the budget   auto-save at %.0f%%\n", u.WarnAt*100, u.AutoSaveAt*100)
 	if u.Model != "" {
 		fmt.Fprintf(w, "model      %s\n", u.Model)

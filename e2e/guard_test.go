@@ -1,0 +1,173 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// workTree is the workspace as a person would miss it: every file outside .git and
+// ctx's own .ctx, with its mode, plus the stash list.
+func workTree(t *testing.T, e *Env) map[string]string {
+	t.Helper()
+	tree := Tree(t, e.Workspace)
+	for k := range tree {
+		if strings.HasPrefix(k, ".git/") || strings.HasPrefix(k, ".git") && k != ".gitignore" || strings.HasPrefix(k, ".ctx") {
+			delete(tree, k)
+		}
+	}
+	tree["(stash)"] = e.Git("stash", "list")
+	return tree
+}
+
+// dirty makes uncommitted work: an edited file and a new one, and a stash holding more.
+func dirty(t *testing.T, e *Env) {
+	t.Helper()
+	stashed := filepath.Join(e.Workspace, ProjectPath("03-working/stashed-idea.md"))
+	if err := os.WriteFile(stashed, []byte("an idea kept in a stash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Git("stash", "push", "-u", "-m", "kept idea")
+	f := filepath.Join(e.Workspace, ProjectPath("03-working/address-form-notes.md"))
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, append(b, []byte("\nUncommitted: postcode lookup for NL.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Workspace, ProjectPath("03-working/new-draft.md")), []byte("draft\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each destructive command, run by the real client's Bash tool after ctx init, leaves
+// the workspace byte-identical, and the model is told the tool was refused.
+func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
+	commands := []string{
+		"rm -rf 02-projects",
+		"find . -name '*.md' -delete",
+		"git checkout -- .",
+		"git restore .",
+		"truncate -s 0 " + ResumeFile,
+		"shred -u " + ProjectPath("01-planning/steps.md"),
+		"chmod -R 000 02-projects",
+		"git stash drop",
+		"git stash && git stash drop",
+		"rm -rf \"$(pwd)\"/02-projects",
+		"cd 02-projects && rm -rf *",
+		"bash -c 'rm -rf 02-projects'",
+	}
+	for _, command := range commands {
+		t.Run(command, func(t *testing.T) {
+			e := New(t, Options{Git: true})
+			dirty(t, e)
+			before := workTree(t, e)
+			e.Model.Script(Call(5000, Bash(command)), Say("tried", 6000))
+			res := e.MustRun(Run{Prompts: []string{"clean up"}})
+			if diff := TreeDiff(before, workTree(t, e)); len(diff) > 0 {
+				t.Errorf("%q changed the workspace: %v", command, diff)
+			}
+			results := res.ToolResults()
+			if len(results) != 1 || !results[0].IsError {
+				t.Errorf("the model was not told %q was refused: %+v", command, results)
+			}
+		})
+	}
+}
+
+// The harmless look-alikes of those commands run, and do what they say.
+func TestGuardLetsLookAlikesRun(t *testing.T) {
+	e := New(t, Options{Git: true})
+	dirty(t, e)
+	scratch := ProjectPath("03-working/scratch")
+	if err := os.MkdirAll(filepath.Join(e.Workspace, scratch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Workspace, "build.log"), []byte("old log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lookalikes := []string{
+		"rm -rf " + scratch,
+		"find . -name '*.md' -newer build.log",
+		"git checkout -b e2e-branch",
+		"git restore --staged .",
+		"truncate -s 0 build.log",
+		"chmod +x " + ProjectPath("03-working/new-draft.md"),
+		"git stash list",
+		"git stash show -p stash@{0} >/dev/null",
+		"echo rm -rf 02-projects",
+		"grep -r 'git checkout -- .' . || true",
+	}
+	var calls []Reply
+	for _, c := range lookalikes {
+		calls = append(calls, Call(5000, Bash(c)))
+	}
+	e.Model.Script(append(calls, Say("done", 6000))...)
+	res := e.MustRun(Run{Prompts: []string{"tidy"}})
+	results := res.ToolResults()
+	if len(results) != len(lookalikes) {
+		t.Fatalf("%d tool results for %d commands", len(results), len(lookalikes))
+	}
+	for i, r := range results {
+		if r.IsError {
+			t.Errorf("%q was refused: %s", lookalikes[i], r.Content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.Workspace, scratch)); !os.IsNotExist(err) {
+		t.Error("rm -rf of a scratch folder did not run")
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.Workspace, "build.log")); len(b) != 0 {
+		t.Error("truncate of a log did not run")
+	}
+	if head := strings.TrimSpace(e.Git("rev-parse", "--abbrev-ref", "HEAD")); head != "e2e-branch" {
+		t.Errorf("git checkout -b did not run: HEAD is %s", head)
+	}
+}
+
+// A broken .ctx/config.yaml (a stray tab) never switches the guard off: the built-in
+// rules still refuse.
+func TestGuardHoldsWithABrokenConfig(t *testing.T) {
+	e := New(t, Options{Git: true})
+	if err := os.WriteFile(filepath.Join(e.Workspace, ".ctx", "config.yaml"), []byte("guard:\n\tdeny: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := workTree(t, e)
+	e.Model.Script(Call(5000, Bash("rm -rf 02-projects")), Say("tried", 6000))
+	res := e.MustRun(Run{Prompts: []string{"clean up"}})
+	if diff := TreeDiff(before, workTree(t, e)); len(diff) > 0 {
+		t.Errorf("with a broken config the guard let rm -rf 02-projects run: %v", diff[:min(3, len(diff))])
+	}
+	if r := res.ToolResults(); len(r) != 1 || !r[0].IsError {
+		t.Errorf("the model was not told the command was refused: %+v", r)
+	}
+}
+
+// Installed for the user, the guard judges outside any workspace too.
+func TestGuardJudgesOutsideAWorkspace(t *testing.T) {
+	e := New(t, Options{NoInit: true})
+	e.MustCtx("init", "--global")
+	dir := filepath.Join(e.Root, "scratch")
+	if err := os.MkdirAll(filepath.Join(dir, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(e.Home, "keep-me.txt")
+	if err := os.WriteFile(marker, []byte("home\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Script(Call(5000, Bash(`rm -rf "$HOME"`), Bash("rm -rf keep")), Say("done", 6000))
+	res := e.MustRun(Run{Prompts: []string{"tidy"}, Dir: dir})
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("rm -rf $HOME ran outside a workspace: %v", err)
+	}
+	r := res.ToolResults()
+	if len(r) != 2 || !r[0].IsError || r[1].IsError {
+		t.Errorf("want the first refused and the look-alike run: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep")); !os.IsNotExist(err) {
+		t.Error("the harmless rm -rf of a scratch folder did not run")
+	}
+}

@@ -8,7 +8,7 @@ FUZZTIME         ?= 15s
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS          := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test check fmt vet lint bench fuzz install clean e2e
+.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ctx ./cmd/ctx
@@ -41,6 +41,10 @@ lint: $(GOLANGCI)
 E2E_TIMEOUT ?= 15m
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) ./e2e/
+
+# Each ctx hook's duration as the real Claude Code measures it (its debug log).
+bench-e2e:
+	$(GO) test -tags e2e -run '^$$' -bench 'HooksInRealClient|Agent' -benchtime 15x -timeout $(E2E_TIMEOUT) ./e2e/
 
 # Whole-process medians on a generated workspace; see BENCHMARKS.md.
 bench:

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -103,11 +104,22 @@ func New(t testing.TB, o Options) *Env {
 		Model:     NewModel(t),
 		Vars:      map[string]string{},
 	}
-	for _, d := range []string{e.Home, e.Runtime} {
+	for _, d := range []string{e.Home, e.Runtime, filepath.Join(root, "tmux"), filepath.Join(root, "claude-bin")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink(claude, filepath.Join(root, "claude-bin", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	// Any tmux server an agent test starts ends with the test, and so does every
+	// process of this Env (its HOME in the environment), before its folder goes.
+	t.Cleanup(func() {
+		cmd := exec.Command("tmux", "-L", "ctx", "kill-server")
+		cmd.Env = e.environ(false)
+		_ = cmd.Run()
+		endProcessesOf("HOME=" + e.Home)
+	})
 	e.MustCtx("demo", "--dir", e.Workspace)
 	if o.Git {
 		e.Git("init", "-q", "-b", "main")
@@ -128,7 +140,8 @@ func New(t testing.TB, o Options) *Env {
 // but PATH's system folders, so no setting of the machine or of a parent Claude Code
 // leaks in.
 func (e *Env) environ(withCtx bool) []string {
-	path := "/usr/local/bin:/usr/bin:/bin"
+	// claude is on the PATH too, for `ctx agents`, which starts it.
+	path := filepath.Join(e.Root, "claude-bin") + ":/usr/local/bin:/usr/bin:/bin"
 	if withCtx {
 		path = e.CtxDir + ":" + path
 	}
@@ -138,6 +151,8 @@ func (e *Env) environ(withCtx bool) []string {
 		"XDG_RUNTIME_DIR=" + e.Runtime,
 		"XDG_CONFIG_HOME=" + filepath.Join(e.Home, ".config"),
 		"TMPDIR=" + os.TempDir(),
+		// ctx's tmux server (tmux -L ctx) lives here: private to this Env.
+		"TMUX_TMPDIR=" + filepath.Join(e.Root, "tmux"),
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
 		"ANTHROPIC_BASE_URL=" + e.Model.URL,
@@ -208,6 +223,10 @@ func exitCode(err error) int {
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
+		// Killed by a signal: the shell's convention, 128 + the signal.
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
 		return ee.ExitCode()
 	}
 	return -1
@@ -230,6 +249,9 @@ type Run struct {
 	Dir string
 	// Timeout bounds the process (default 90 s).
 	Timeout time.Duration
+	// NoAllowedTools leaves out the default --allowedTools, so that every tool call
+	// needs a permission (and fires PermissionRequest in the default mode).
+	NoAllowedTools bool
 }
 
 // Result is what a print-mode process did.
@@ -271,8 +293,10 @@ func (e *Env) Run(r Run) *Result {
 	e.T.Helper()
 	debug := filepath.Join(e.Root, fmt.Sprintf("debug-%d.log", time.Now().UnixNano()))
 	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--debug-file", debug,
-		"--include-hook-events", "--permission-mode", "default",
-		"--allowedTools", "Bash", "Write", "Edit", "Read", "Skill"}
+		"--include-hook-events", "--permission-mode", "default"}
+	if !r.NoAllowedTools {
+		args = append(args, "--allowedTools", "Bash", "Write", "Edit", "Read", "Skill")
+	}
 	if r.Model != "" {
 		args = append(args, "--model", r.Model)
 	}
@@ -582,4 +606,31 @@ func (m *Model) FirstAfterCompaction() (Request, bool) {
 		return Request{}, false
 	}
 	return Request{}, false
+}
+
+// endProcessesOf kills every process of this user whose environment holds the entry,
+// and waits (a moment) until they are gone.
+func endProcessesOf(entry string) {
+	find := func() []int {
+		var pids []int
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+			if err == nil && bytes.Contains(append([]byte{0}, b...), []byte("\x00"+entry+"\x00")) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for _, pid := range find() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) && len(find()) > 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -14,7 +14,7 @@ func TestInteractiveSessionRunsTheHooks(t *testing.T) {
 	e := New(t, Options{})
 	e.Model.Script(Call(5000, Bash("ctx load 1 >/dev/null")), Say("interactive-reply-ok", 6000))
 	s := e.Tmux()
-	s.WaitFor("? for shortcuts", 20*time.Second)
+	s.WaitFor("❯", 20*time.Second)
 	s.Type("load project 1")
 	s.WaitFor("interactive-reply-ok", 30*time.Second)
 	s.Type("/exit")
@@ -42,7 +42,7 @@ func TestInteractiveManualCompactSavesFirst(t *testing.T) {
 	e := New(t, Options{})
 	e.Model.Script(Call(5000, Bash("ctx load 1 >/dev/null")), Say("loaded-ok", 40_000), Say("after-compact-ok", 0))
 	s := e.Tmux()
-	s.WaitFor("? for shortcuts", 20*time.Second)
+	s.WaitFor("❯", 20*time.Second)
 	s.Type("load project 1")
 	s.WaitFor("loaded-ok", 30*time.Second)
 	s.Type("/compact")
@@ -54,7 +54,7 @@ func TestInteractiveManualCompactSavesFirst(t *testing.T) {
 		t.Fatalf("/compact made no summary request:\n%s", s.Screen())
 	}
 	// Wait for the compaction's own SessionStart to be done, then one more prompt.
-	s.WaitFor("? for shortcuts", 20*time.Second)
+	s.WaitFor("❯", 20*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	s.Type("carry on")
 	s.WaitFor("after-compact-ok", 30*time.Second)

@@ -79,6 +79,10 @@ type Config struct {
 	// Allow lists exact simple commands (compared word by word, so spacing and quoting
 	// do not matter) that are never refused.
 	Allow []string `yaml:"allow"`
+	// Key names the config key the patterns come from, as the reasons of their
+	// refusals and New's errors quote it: "guard" (guard.deny) when empty. The
+	// auto-approve hook sets "auto_approve" for its own deny list.
+	Key string `yaml:"-"`
 }
 
 // DenyRule is one workspace-specific command to refuse, with the reason shown to the
@@ -129,6 +133,7 @@ type denyPattern struct {
 	words  []string
 	source string
 	reason string
+	key    string // the config key, such as guard.deny
 }
 
 type protectedPath struct {
@@ -152,6 +157,10 @@ func New(cfg Config, env Env) (*Rules, error) {
 	r := &Rules{env: env}
 	r.protected = protectedPaths(env.Home, env.Workspace)
 	r.layout = newLayout(env)
+	key := cfg.Key
+	if key == "" {
+		key = "guard"
+	}
 	var errs []error
 	for i, d := range cfg.Deny {
 		words, err := patternWords(d.Pattern, false)
@@ -159,15 +168,15 @@ func New(cfg Config, env Env) (*Rules, error) {
 			err = errors.New("the first word must name a command, not *")
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("guard.deny[%d] %q: %w", i, d.Pattern, err))
+			errs = append(errs, fmt.Errorf("%s.deny[%d] %q: %w", key, i, d.Pattern, err))
 			continue
 		}
-		r.deny = append(r.deny, denyPattern{words: words, source: strings.Join(words, " "), reason: strings.TrimSpace(d.Reason)})
+		r.deny = append(r.deny, denyPattern{words: words, source: strings.Join(words, " "), reason: strings.TrimSpace(d.Reason), key: key + ".deny"})
 	}
 	for i, a := range cfg.Allow {
 		words, err := patternWords(a, true)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("guard.allow[%d] %q: %w", i, a, err))
+			errs = append(errs, fmt.Errorf("%s.allow[%d] %q: %w", key, i, a, err))
 			continue
 		}
 		r.allow = append(r.allow, r.expandAllow(words))

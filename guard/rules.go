@@ -49,7 +49,7 @@ func (c *checker) denyConfig(d denyPattern, text string) {
 	if why == "" {
 		why = "ask the user to run it themselves if it is needed"
 	}
-	c.deny(ruleConfigDeny, "Refused "+text+": this workspace's .ctx/config.yaml (guard.deny) forbids `"+d.source+"`: "+strings.TrimSuffix(why, ".")+".")
+	c.deny(ruleConfigDeny, "Refused "+text+": this workspace's .ctx/config.yaml ("+d.key+") forbids `"+d.source+"`: "+strings.TrimSuffix(why, ".")+".")
 }
 
 // rm refuses a recursive deletion of a protected folder. -f is not required: without a

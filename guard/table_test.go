@@ -167,3 +167,34 @@ func TestAdviceIsAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestClassesListEveryRule keeps the exported catalog and the package's rules in step:
+// every class the table proves is listed once, and nothing else is.
+func TestClassesListEveryRule(t *testing.T) {
+	listed := map[string]bool{}
+	for _, c := range Classes {
+		if listed[c.Rule] {
+			t.Errorf("Classes lists %s twice", c.Rule)
+		}
+		listed[c.Rule] = true
+		if c.Refuses == "" {
+			t.Errorf("Classes: %s says nothing about what it refuses", c.Rule)
+		}
+	}
+	proven := map[string]bool{}
+	for _, c := range readTable(t) {
+		if c.deny {
+			proven[c.rule] = true
+		}
+	}
+	for rule := range proven {
+		if !listed[rule] {
+			t.Errorf("commands.txt refuses under %s, which Classes does not list", rule)
+		}
+	}
+	for rule := range listed {
+		if !proven[rule] {
+			t.Errorf("Classes lists %s, which commands.txt never refuses under", rule)
+		}
+	}
+}

@@ -12,13 +12,15 @@ const ExitBlock = 2
 
 // Event names ctx answers.
 const (
-	EventSessionStart     = "SessionStart"
-	EventUserPromptSubmit = "UserPromptSubmit"
-	EventPreToolUse       = "PreToolUse"
-	EventPostToolUse      = "PostToolUse"
-	EventStop             = "Stop"
-	EventPreCompact       = "PreCompact"
-	EventSessionEnd       = "SessionEnd"
+	EventSessionStart      = "SessionStart"
+	EventUserPromptSubmit  = "UserPromptSubmit"
+	EventPreToolUse        = "PreToolUse"
+	EventPostToolUse       = "PostToolUse"
+	EventStop              = "Stop"
+	EventPreCompact        = "PreCompact"
+	EventPostCompact       = "PostCompact"
+	EventSessionEnd        = "SessionEnd"
+	EventPermissionRequest = "PermissionRequest"
 )
 
 // WriteText writes plain text that Claude Code adds to the agent's context
@@ -57,4 +59,31 @@ func WriteDeny(w io.Writer, reason string) error {
 func Block(stderr io.Writer, reason string) int {
 	fmt.Fprintln(stderr, reason)
 	return ExitBlock
+}
+
+// permissionOutput is a PermissionRequest hook's answer, as Claude Code documents it:
+// hookSpecificOutput.decision with behavior allow or deny, and for deny the message
+// the agent is told.
+type permissionOutput struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message,omitempty"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+// WritePermissionDecision answers a PermissionRequest hook: allow, or deny with
+// message. A hook that leaves the request to the person writes nothing.
+func WritePermissionDecision(w io.Writer, allow bool, message string) error {
+	var out permissionOutput
+	out.HookSpecificOutput.HookEventName = EventPermissionRequest
+	out.HookSpecificOutput.Decision.Behavior = "deny"
+	if allow {
+		out.HookSpecificOutput.Decision.Behavior = "allow"
+		message = ""
+	}
+	out.HookSpecificOutput.Decision.Message = message
+	return json.NewEncoder(w).Encode(out)
 }

@@ -79,7 +79,11 @@ func Registrations(ctxBin string) []Registration {
 		reg(EventPostToolUse, "*", "record-action", ctxHookTimeout),
 		reg(EventStop, "", "stop", ctxHookTimeout),
 		reg(EventPreCompact, "", "pre-compact", ctxHookTimeout),
+		// Counts the compaction when PreCompact did not (session/compaction.go).
+		reg(EventPostCompact, "", "post-compact", ctxHookTimeout),
 		reg(EventSessionEnd, "", "session-end", ctxSessionEndTimeout),
+		// Auto-approve: answers only when it is on for the session (docs/guard.md).
+		reg(EventPermissionRequest, "*", "permission-request", ctxHookTimeout),
 	}
 }
 
@@ -207,40 +211,37 @@ func InstalledBinaries(in []byte) ([]string, error) {
 // dotfiles checkout) is written through the link, not replaced. dryRun writes nothing
 // and reports whether the file would change.
 func WriteSettings(path string, regs []Registration, dryRun bool) (changed bool, backup string, err error) {
+	return writeSettingsFile(path, func(old []byte) ([]byte, bool, error) { return MergeSettings(old, regs) }, dryRun, false)
+}
+
+// writeSettingsFile is the one way ctx writes a Claude Code settings file: through a
+// symlink rather than over it, under a lock with the file re-read after it is taken
+// (another ctx may have written it meanwhile), merge applied to the current content,
+// the previous file kept as path+SettingsBackupSuffix when it existed and changes
+// (unless keepBackup: a write just before, in the same run, made the backup of the
+// person's file), then an atomic replace keeping its mode. Content that is not valid
+// JSON is refused and left untouched. dryRun writes nothing and reports whether the
+// file would change.
+func writeSettingsFile(path string, merge func([]byte) ([]byte, bool, error), dryRun, keepBackup bool) (changed bool, backup string, err error) {
 	target := path
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		target = resolved
 	}
-	if dryRun {
-		old, _, _, err := readSettingsFile(target)
-		if err != nil {
-			return false, "", err
-		}
-		_, changed, err := MergeSettings(old, regs)
-		if err != nil {
-			return false, "", fmt.Errorf("%s: %w (file left untouched)", path, err)
-		}
-		return changed, "", nil
-	}
 	dir := filepath.Dir(target)
-	if err := durable.MkdirAll(dir, 0o755); err != nil {
-		return false, "", err
-	}
-	// Re-read under the lock: another ctx may have written the file while this one
-	// waited.
-	err = durable.WithOutsideLock(target, func() error {
+	write := func() error {
 		old, mode, existed, err := readSettingsFile(target)
 		if err != nil {
 			return err
 		}
-		out, ch, err := MergeSettings(old, regs)
+		out, ch, err := merge(old)
 		if err != nil {
 			return fmt.Errorf("%s: %w (file left untouched)", path, err)
 		}
-		if !ch {
+		if !ch || dryRun {
+			changed = ch
 			return nil
 		}
-		if existed {
+		if existed && !keepBackup {
 			b := target + SettingsBackupSuffix
 			durable.RemoveStaleTemps(dir, filepath.Base(b))
 			if err := durable.WriteFile(b, old, mode); err != nil {
@@ -254,7 +255,14 @@ func WriteSettings(path string, regs []Registration, dryRun bool) (changed bool,
 		}
 		changed = true
 		return nil
-	})
+	}
+	if dryRun {
+		return changed, "", write()
+	}
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
+		return false, "", err
+	}
+	err = durable.WithOutsideLock(target, write)
 	return changed, backup, err
 }
 

@@ -33,7 +33,9 @@ func TestRegistrations(t *testing.T) {
 		{"PostToolUse", "*", "record-action"},
 		{"Stop", "", "stop"},
 		{"PreCompact", "", "pre-compact"},
+		{"PostCompact", "", "post-compact"},
 		{"SessionEnd", "", "session-end"},
+		{"PermissionRequest", "*", "permission-request"},
 	}
 	regs := Registrations(settingsTestBin)
 	if len(regs) != len(want) {
@@ -852,14 +854,16 @@ func TestMergeSettingsUpgradesEveryForm(t *testing.T) {
 	checkOtherSettingsKeys(t, in, out)
 	cmds := settingsHookCommands(t, out)
 	want := map[string][]string{
-		"SessionStart":     {"- " + guarded("", "session-start")},
-		"UserPromptSubmit": {"- ./before.sh", "- " + guarded("", "check-context-size"), "- ./after.sh"},
-		"PreToolUse":       {"Bash " + guarded("", "block-dangerous-commands")},
-		"PostToolUse":      {"* " + guarded("", "record-action")},
-		"Stop":             {"- command -v say >/dev/null 2>&1 || exit 0; exec say done", "- " + guarded("", "stop")},
-		"PreCompact":       {"- " + guarded("", "pre-compact")},
-		"SessionEnd":       {"- " + guarded("", "session-end")},
-		"Notification":     {"- notify-send hi"},
+		"SessionStart":      {"- " + guarded("", "session-start")},
+		"UserPromptSubmit":  {"- ./before.sh", "- " + guarded("", "check-context-size"), "- ./after.sh"},
+		"PreToolUse":        {"Bash " + guarded("", "block-dangerous-commands")},
+		"PostToolUse":       {"* " + guarded("", "record-action")},
+		"Stop":              {"- command -v say >/dev/null 2>&1 || exit 0; exec say done", "- " + guarded("", "stop")},
+		"PreCompact":        {"- " + guarded("", "pre-compact")},
+		"PostCompact":       {"- " + guarded("", "post-compact")},
+		"SessionEnd":        {"- " + guarded("", "session-end")},
+		"PermissionRequest": {"* " + guarded("", "permission-request")},
+		"Notification":      {"- notify-send hi"},
 	}
 	if !reflect.DeepEqual(cmds, want) {
 		t.Errorf("hooks after the merge:\n got %q\nwant %q", cmds, want)

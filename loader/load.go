@@ -71,6 +71,12 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 	if r.Resume.Exists {
 		r.LastActions = lastActions(r.Resume.Section("Session History"))
 	}
+	if p.Steps == "" && p.Progress.TasksTotal == 0 && r.Resume.Exists {
+		// No steps file: the progress the save point last recorded is the best known.
+		if prog, ok := progressFromFrontmatter(r.Resume.Frontmatter); ok {
+			p.Progress = prog
+		}
+	}
 	r.RecommendedReads = ws.RecommendedReads(p, r.Resume)
 	if opts.Budget > 0 {
 		r.RecommendedReads, r.Budget = cut(r.RecommendedReads, opts.Budget, r.Resume)
@@ -79,7 +85,8 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 	return r
 }
 
-// RecommendedReads returns the ordered reads of a project given its resume state.
+// RecommendedReads returns the ordered reads of a project given its resume state: the
+// save point, then what it lists (curated), then what ctx picks itself.
 func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 	l := &readList{ws: ws, p: p, seen: map[string]bool{}}
 	if rs.Exists {
@@ -88,6 +95,22 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 			why = "save point (legacy location): where work stopped"
 		}
 		l.addAbs(rs.abs, why)
+	}
+	source := rs.Path
+	if rs.Exists {
+		for _, entry := range rs.FrontmatterStrings("files_to_load") {
+			l.addListed(entry, "listed in files_to_load", source, "files_to_load", true)
+		}
+		for _, key := range []string{"research", "research_files"} {
+			for _, entry := range rs.FrontmatterStrings(key) {
+				l.addListed(entry, "research named by the save point", source, key, true)
+			}
+		}
+		// ctx's own block of the Loading Sequence is derived from these reads; reading
+		// it back would keep every file it ever listed.
+		for _, entry := range ListedPaths(withoutBlock(rs.Section("Loading Sequence for Resume"), "loading-sequence")) {
+			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence", true)
+		}
 	}
 	if p.Overview != "" {
 		l.addAbs(p.Overview, "overview: goals and scope")
@@ -102,58 +125,53 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 		}
 		l.addAbs(p.Steps, why)
 	}
-	source := rs.Path
-	if rs.Exists {
-		for _, key := range []string{"research", "research_files"} {
-			for _, entry := range rs.FrontmatterStrings(key) {
-				l.addListed(entry, "research named by the save point", source, key)
-			}
-		}
-	}
 	for _, f := range workingFiles(filepath.Join(p.Dir, WorkingDir), maxWorkingFiles) {
 		l.addAbs(f, "work in progress (recently changed)")
 	}
 	if rs.Exists {
-		for _, entry := range rs.FrontmatterStrings("files_to_load") {
-			l.addListed(entry, "listed in files_to_load", source, "files_to_load")
-		}
-		// ctx's own block of the Loading Sequence is derived from these reads; reading
-		// it back would keep every file it ever listed.
-		for _, entry := range ListedPaths(withoutBlock(rs.Section("Loading Sequence for Resume"), "loading-sequence")) {
-			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence")
-		}
 		// Files Modified grows with every session: the last few listed are what the
 		// next session may need; the rest is history, not reading.
 		modified := ListedPaths(rs.Section("Files Modified This Project"))
 		for _, entry := range modified[max(0, len(modified)-maxModifiedReads):] {
-			l.addListed(entry, "modified in an earlier session", source, "Files Modified")
+			l.addListed(entry, "modified in an earlier session", source, "Files Modified", false)
 		}
 	}
 	return l.reads
 }
 
-// cut keeps the reads that fit the budget, in order, stopping at the first that does
-// not; the save point always stays.
+// cut keeps the reads that fit the budget, in order: the save point always, then the
+// curated reads until one does not fit, then ctx's own picks until one does not fit.
+// So a cut drops what ctx picked before anything the save point lists.
 func cut(reads []Read, budget int, rs *ResumeState) ([]Read, *Budget) {
 	b := &Budget{Tokens: budget, Dropped: []string{}}
-	var kept []Read
-	full := false
-	for _, r := range reads {
+	keep := make([]bool, len(reads))
+	for i, r := range reads {
 		if rs.Exists && r.Path == rs.Path {
-			kept = append(kept, r)
+			keep[i] = true
 			b.Used += r.Tokens
-			continue
 		}
-		if full || b.Used+r.Tokens > budget {
-			full = true
-			b.Dropped = append(b.Dropped, r.Path)
-			continue
-		}
-		kept = append(kept, r)
-		b.Used += r.Tokens
 	}
-	if kept == nil {
-		kept = []Read{}
+	full := false
+	for _, curated := range []bool{true, false} {
+		for i, r := range reads {
+			if keep[i] || r.Curated != curated || full {
+				continue
+			}
+			if b.Used+r.Tokens > budget {
+				full = true
+				continue
+			}
+			keep[i] = true
+			b.Used += r.Tokens
+		}
+	}
+	kept := []Read{}
+	for i, r := range reads {
+		if keep[i] {
+			kept = append(kept, r)
+		} else {
+			b.Dropped = append(b.Dropped, r.Path)
+		}
 	}
 	return kept, b
 }

@@ -287,21 +287,23 @@ func TestLoadReads(t *testing.T) {
 	for _, rd := range r.RecommendedReads {
 		paths = append(paths, rd.Path)
 	}
+	// What the save point lists (files_to_load, research, its Loading Sequence) comes
+	// before what ctx picks; a listed file that is gone is a problem, not a read.
 	want := []string{
 		"02-projects/01-alpha/01-planning/_resume.md",
-		"02-projects/01-alpha/01-planning/overview.md",
-		"02-projects/01-alpha/01-planning/plan.md",
-		"02-projects/01-alpha/01-planning/steps.md",
-		"02-projects/01-alpha/02-resources/r.md",
 		"02-projects/01-alpha/03-working/notes.md",
+		"02-projects/01-alpha/02-resources/r.md",
+		"02-projects/01-alpha/01-planning/plan.md",
+		"02-projects/01-alpha/01-planning/overview.md",
+		"02-projects/01-alpha/01-planning/steps.md",
 		"shared/top.md",
-		"02-projects/01-alpha/missing.md",
 	}
 	if strings.Join(paths, "\n") != strings.Join(want, "\n") {
 		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
 	}
 	problems := strings.Join(p.Problems, "\n")
-	for _, w := range []string{`files_to_load entry "../../../../etc/passwd" is outside the workspace`, `Loading Sequence entry "link.md" is outside the workspace`} {
+	for _, w := range []string{`files_to_load entry "../../../../etc/passwd" is outside the workspace`, `Loading Sequence entry "link.md" is outside the workspace`,
+		`Files Modified entry "missing.md": no such file or directory; not read`} {
 		if !strings.Contains(problems, w) {
 			t.Errorf("problems %q lack %q", problems, w)
 		}
@@ -313,9 +315,37 @@ func TestLoadReads(t *testing.T) {
 		t.Errorf("pending %+v", r.PendingTasks)
 	}
 
+	if strings.Count(problems, "missing.md") != 1 {
+		t.Errorf("a missing file is reported once: %q", problems)
+	}
+
 	budgeted := ws.Load(p, LoadOptions{Budget: 5})
 	if len(budgeted.RecommendedReads) == 0 || budgeted.RecommendedReads[0].Path != want[0] || budgeted.Budget == nil || len(budgeted.Budget.Dropped) == 0 {
 		t.Errorf("budget: %+v %+v", budgeted.RecommendedReads, budgeted.Budget)
+	}
+}
+
+func TestBudgetDropsCtxPicksFirst(t *testing.T) {
+	rs := &ResumeState{Exists: true, Path: "r.md"}
+	reads := []Read{
+		{Path: "r.md", Tokens: 10},
+		{Path: "listed-a", Tokens: 10, Curated: true},
+		{Path: "listed-b", Tokens: 10, Curated: true},
+		{Path: "overview", Tokens: 5},
+		{Path: "plan", Tokens: 50},
+		{Path: "steps", Tokens: 1},
+	}
+	kept, b := cut(reads, 35, rs)
+	var got []string
+	for _, r := range kept {
+		got = append(got, r.Path)
+	}
+	if strings.Join(got, ",") != "r.md,listed-a,listed-b,overview" || strings.Join(b.Dropped, ",") != "plan,steps" {
+		t.Errorf("kept %v dropped %v", got, b.Dropped)
+	}
+	kept, _ = cut(reads, 25, rs)
+	if len(kept) != 2 || kept[1].Path != "listed-a" {
+		t.Errorf("a curated read that does not fit stops the cut before any of ctx's picks: %+v", kept)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/ctxtools/ctx/markdown"
 )
@@ -45,6 +46,9 @@ type Project struct {
 	Steps    string `json:"-"`
 	// Tasks of the steps file, filled when progress was read.
 	Tasks []markdown.Task `json:"-"`
+	// StepsProblem says why the steps file could not be read (unreadable, over the size
+	// limit, not UTF-8): Progress is then unknown, not zero.
+	StepsProblem string `json:"-"`
 }
 
 // Progress summarises the tasks of a project's steps file.
@@ -99,15 +103,21 @@ type Folder struct {
 
 var folderRE = regexp.MustCompile(`^(\d+)-(.+)$`)
 
+// BuildsDir is the newer layout's folder of projects, by state: 02-builds/active/NN-slug
+// and 02-builds/complete/NN-slug (and NN-slug directly below it). It is found without
+// configuration and listed together with the projects folder.
+const BuildsDir = "02-builds"
+
+// buildStates are the folders of BuildsDir that hold projects.
+var buildStates = []string{"active", "complete"}
+
 // Folders lists the project folders: NN-slug below the projects folder and below its
-// 00-onboarding folder, sorted by number then path.
+// 00-onboarding folder, and below 02-builds/active and 02-builds/complete, sorted by
+// number then path.
 func (ws *Workspace) Folders() ([]Folder, error) {
 	base := ws.ProjectsPath()
 	top, err := listFolders(base, ws)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", ws.Config.ProjectsDir, err)
 	}
 	var out []Folder
@@ -127,6 +137,7 @@ func (ws *Workspace) Folders() ([]Folder, error) {
 		}
 		out = append(out, f)
 	}
+	out = append(out, ws.buildFolders()...)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Number != out[j].Number {
 			return out[i].Number < out[j].Number
@@ -134,6 +145,23 @@ func (ws *Workspace) Folders() ([]Folder, error) {
 		return out[i].Rel < out[j].Rel
 	})
 	return out, nil
+}
+
+// buildFolders lists the projects of the 02-builds layout, when the workspace has it
+// and it is not the configured projects folder itself.
+func (ws *Workspace) buildFolders() []Folder {
+	builds := filepath.Join(ws.Root, BuildsDir)
+	if filepath.Clean(ws.Config.ProjectsDir) == BuildsDir || !isDir(builds) {
+		return nil
+	}
+	out, _ := listFolders(builds, ws)
+	for _, state := range buildStates {
+		nested, err := listFolders(filepath.Join(builds, state), ws)
+		if err == nil {
+			out = append(out, nested...)
+		}
+	}
+	return out
 }
 
 func listFolders(dir string, ws *Workspace) ([]Folder, error) {
@@ -198,8 +226,12 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 	}
 	if opts.Progress && p.Steps != "" {
 		data, err := readRegular(p.Steps, maxStepsBytes)
+		if err == nil && !utf8.Valid(data) {
+			err = errors.New("not UTF-8 text; not read")
+		}
 		if err != nil {
 			p.problem(ws.Rel(p.Steps), err)
+			p.StepsProblem = Locate(ws.Rel(p.Steps), err)
 		} else {
 			p.Tasks = markdown.Tasks(data)
 			p.Progress = ProgressOf(p.Tasks)
@@ -208,13 +240,27 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 	return p
 }
 
+// problem records a problem once, however many readers meet it.
 func (p *Project) problem(where string, err error) {
-	p.Problems = append(p.Problems, Locate(where, err))
+	p.addProblem(Locate(where, err))
+}
+
+func (p *Project) addProblem(msg string) {
+	for _, have := range p.Problems {
+		if have == msg {
+			return
+		}
+	}
+	p.Problems = append(p.Problems, msg)
 }
 
 // Locate prefixes an error with the file it is about: "path:3: ..." when the error
 // starts with a line number ("3: ..."), as the frontmatter errors do, else "path: ...".
 func Locate(path string, err error) string {
+	var le *markdown.LineError
+	if errors.As(err, &le) && le.Line > 0 && err.Error() == le.Error() {
+		return fmt.Sprintf("%s:%d: %s: %s", path, le.Line, le.What, le.Msg)
+	}
 	msg := err.Error()
 	if lineNumberRE.MatchString(msg) {
 		return path + ":" + msg

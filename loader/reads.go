@@ -19,6 +19,12 @@ type Read struct {
 	Exists bool   `json:"exists"`
 	Bytes  int64  `json:"bytes"`
 	Tokens int    `json:"tokens"`
+	// Curated marks a read the save point lists (files_to_load, research, its own
+	// Loading Sequence lines): it comes before what ctx picks itself, and a --budget
+	// cut drops ctx's picks first.
+	Curated bool `json:"curated"`
+	// Directory marks a listed folder: it exists, and its files are the agent's to choose.
+	Directory bool `json:"directory,omitempty"`
 }
 
 // EstimateTokens is ctx's token estimate for n bytes of text: about four bytes a token.
@@ -41,27 +47,43 @@ type readList struct {
 }
 
 func (l *readList) addAbs(abs, why string) {
+	l.add(abs, why, false)
+}
+
+func (l *readList) add(abs, why string, curated bool) {
 	rel := l.ws.Rel(abs)
 	if l.seen[rel] {
 		return
 	}
 	l.seen[rel] = true
-	r := Read{Path: rel, Why: why}
+	r := Read{Path: rel, Why: why, Curated: curated}
 	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
 		r.Exists, r.Bytes, r.Tokens = true, fi.Size(), EstimateTokens(fi.Size())
+	} else if err == nil && fi.IsDir() {
+		r.Exists, r.Directory = true, true
 	}
 	l.reads = append(l.reads, r)
 }
 
 // addListed adds a path named by the save point, resolved against the project folder
-// and then the workspace root, refusing anything that leads outside the workspace.
-func (l *readList) addListed(entry, why, source, list string) {
+// and then the workspace root, refusing anything that leads outside the workspace. A
+// listed file that no longer exists is a problem, reported once, and not a read.
+func (l *readList) addListed(entry, why, source, list string, curated bool) {
 	abs, err := l.ws.ResolveListed(l.p, entry)
 	if err != nil {
-		l.p.Problems = append(l.p.Problems, fmt.Sprintf("%s: %s entry %q is %v; not read", source, list, entry, err))
+		l.p.addProblem(fmt.Sprintf("%s: %s entry %q is %v; not read", source, list, entry, err))
 		return
 	}
-	l.addAbs(abs, why)
+	rel := l.ws.Rel(abs)
+	if l.seen[rel] {
+		return
+	}
+	if _, err := os.Stat(abs); err != nil {
+		l.seen[rel] = true
+		l.p.addProblem(fmt.Sprintf("%s: %s entry %q: %v; not read", source, list, entry, unwrapPathError(err)))
+		return
+	}
+	l.add(abs, why, curated)
 }
 
 // ErrOutside is the reason a listed path is refused.

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ctxtools/ctx/markdown"
 )
 
 // NotFoundError says that no project matches a query.
@@ -71,6 +70,17 @@ func (ws *Workspace) Resolve(query string) (*Project, error) {
 	if m := matchFolders(folders, func(f Folder) bool { return strings.EqualFold(f.Slug, q) }); len(m) > 0 {
 		return ws.pick(query, m)
 	}
+	// The start of an id, number included ("24-project-skills" for
+	// 24-project-skills-research): the number must be the project's own.
+	if idPrefixRE.MatchString(q) {
+		lq := strings.ToLower(q)
+		if m := matchFolders(folders, func(f Folder) bool {
+			id := strings.ToLower(f.ID)
+			return strings.HasPrefix(id, lq) && (len(id) == len(lq) || !isDigit(id[len(lq)-1]) || !isDigit(id[len(lq)]))
+		}); len(m) > 0 {
+			return ws.pick(query, m)
+		}
+	}
 	// Names live in the overview files: read them all, so that a part that also
 	// matches another project's name is reported as ambiguous, not guessed.
 	projects := make([]*Project, len(folders))
@@ -129,6 +139,10 @@ func matchFolders(folders []Folder, match func(Folder) bool) []Folder {
 	}
 	return out
 }
+
+var idPrefixRE = regexp.MustCompile(`^\d+-.`)
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isNumber(s string) bool {
 	if s == "" {
@@ -235,22 +249,21 @@ func (ws *Workspace) Newest() (*Project, error) {
 
 func (ws *Workspace) savedAt(f Folder) time.Time {
 	p := &Project{Dir: f.Dir}
-	path, _ := ws.FindResume(p)
+	path, _, doc := ws.findResume(p)
 	if path == "" {
 		return time.Time{}
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return time.Time{}
+	if doc == nil {
+		t, _ := savedTime(path)
+		return t
 	}
-	if data, err := readRegular(path, maxResumeBytes); err == nil {
-		if fm, err := markdown.ReadFrontmatter(data); err == nil {
-			if t, ok := ParseTime(fm.String("last_updated")); ok {
-				return t
-			}
-		}
+	if t, ok := ParseTime(firstNonEmpty(doc.FM.String("last_updated"), doc.FM.String("updated"))); ok {
+		return t
 	}
-	return fi.ModTime()
+	if fi, err := os.Stat(path); err == nil {
+		return fi.ModTime()
+	}
+	return time.Time{}
 }
 
 // ParseTime reads the timestamps people and ctx write in frontmatter: RFC 3339, with or

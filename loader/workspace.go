@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxtools/ctx/markdown"
 	"go.yaml.in/yaml/v3"
@@ -54,6 +55,7 @@ type DiscoverOptions struct {
 
 // Discover finds the workspace root: the flag, then $CTX_WORKSPACE, then
 // $CLAUDE_PROJECT_DIR, then the first folder at or above Cwd holding .ctx/ or 02-projects/.
+// A workspace whose config cannot be used comes with a *ConfigError (see Open).
 func Discover(opts DiscoverOptions) (*Workspace, error) {
 	for _, c := range []struct{ value, source string }{
 		{opts.Flag, "--workspace"},
@@ -95,7 +97,7 @@ func Discover(opts DiscoverOptions) (*Workspace, error) {
 }
 
 func looksLikeWorkspace(dir string) bool {
-	return isDir(filepath.Join(dir, StateDir)) || isDir(filepath.Join(dir, DefaultProjectsDir))
+	return isDir(filepath.Join(dir, StateDir)) || isDir(filepath.Join(dir, DefaultProjectsDir)) || isDir(filepath.Join(dir, BuildsDir))
 }
 
 func isDir(path string) bool {
@@ -103,7 +105,9 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// Open reads the workspace at root and its optional .ctx/config.yaml.
+// Open reads the workspace at root and its optional .ctx/config.yaml. When the file
+// exists but cannot be used, Open returns the workspace on the defaults and a
+// *ConfigError.
 func Open(root string) (*Workspace, error) {
 	ws := &Workspace{Root: root, Config: Config{
 		ProjectsDir: DefaultProjectsDir,
@@ -116,14 +120,20 @@ func Open(root string) (*Workspace, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return ws, nil
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", ws.Rel(path), err)
+		return ws, &ConfigError{Path: path, Err: fmt.Errorf("%s: %w", ws.Rel(path), err)}
 	}
 	var c Config
 	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))
+		return ws, &ConfigError{Path: path, Err: errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
 	}
 	// A file of comments only decodes to nothing, which is fine.
-	_ = yaml.Unmarshal(data, &ws.sections)
+	if err := yaml.Unmarshal(data, &ws.sections); err != nil {
+		// The top level is not a mapping of keys (a list, a plain word): nothing in it
+		// can be read.
+		ws.sections = nil
+		return ws, &ConfigError{Path: path, Err: errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
+	}
+	layout := ws.Config
 	for _, f := range []struct {
 		value *string
 		set   string
@@ -137,12 +147,27 @@ func Open(root string) (*Workspace, error) {
 			continue
 		}
 		if !localName(f.set) {
-			return nil, fmt.Errorf("%s: %s: %q must be a path inside the workspace", ws.Rel(path), f.key, f.set)
+			ws.Config = layout
+			return ws, &ConfigError{Path: path, Err: fmt.Errorf("%s: %s: %q must be a path inside the workspace", ws.Rel(path), f.key, f.set)}
 		}
 		*f.value = f.set
 	}
 	return ws, nil
 }
+
+// ConfigError is a .ctx/config.yaml that exists but cannot be used: unreadable, not
+// YAML, or holding a value of the wrong type. Open and Discover return it together with
+// the workspace on ctx's defaults (its default layout, no config sections), so that
+// what must keep working (the hooks, the guard with its built-in rules, doctor) can go
+// on while saying what is wrong; a command a person runs stops on it. The message names
+// the file and, where YAML knows it, the line.
+type ConfigError struct {
+	Path string // the absolute path of the file
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // localName reports whether a configured name stays inside its parent folder.
 func localName(name string) bool {
@@ -157,7 +182,13 @@ func (ws *Workspace) ConfigSection(key string, v any) error {
 		return nil
 	}
 	if err := node.Decode(v); err != nil {
-		return fmt.Errorf("%s: %s: %w", ws.Rel(ws.StatePath("config.yaml")), key, markdown.YAMLError(err, 0))
+		// "file:LINE: key: problem", the line first as editors and the YAML errors of
+		// the whole file have it.
+		yerr := markdown.YAMLError(err, 0)
+		if line, rest, ok := strings.Cut(yerr.Error(), ": "); ok && lineNumberRE.MatchString(line+": ") {
+			return fmt.Errorf("%s:%s: %s: %s", ws.Rel(ws.StatePath("config.yaml")), line, key, rest)
+		}
+		return fmt.Errorf("%s: %s: %w", ws.Rel(ws.StatePath("config.yaml")), key, yerr)
 	}
 	return nil
 }

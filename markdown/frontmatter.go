@@ -19,6 +19,9 @@ import (
 type Frontmatter struct {
 	Present bool
 	Values  map[string]any
+	// Node is the YAML mapping as parsed, with its comments, styles and positions (lines
+	// count from the line after the opening "---"); nil when there is no mapping.
+	Node *yaml.Node
 	// Body is the content after the frontmatter (all of it when there is none).
 	Body []byte
 }
@@ -28,6 +31,26 @@ var bom = []byte("\ufeff")
 // maxYAMLNodes bounds how many values one frontmatter may expand to, so that a document
 // built from nested aliases cannot make ctx allocate without end.
 const maxYAMLNodes = 100_000
+
+// LineError is a problem of a file at a line: "7: frontmatter: mapping values are not
+// allowed in this context". Line is 0 when it is not known. The line is data, never
+// parsed back out of the message.
+type LineError struct {
+	Line int
+	What string // "frontmatter", "yaml"
+	Msg  string
+}
+
+func (e *LineError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%d: %s: %s", e.Line, e.What, e.Msg)
+	}
+	return e.What + ": " + e.Msg
+}
+
+func fmError(line int, format string, args ...any) *LineError {
+	return &LineError{Line: line, What: "frontmatter", Msg: fmt.Sprintf(format, args...)}
+}
 
 // ReadFrontmatter splits data into frontmatter and body. A byte-order mark and CRLF line
 // ends are accepted. An unclosed or unparsable frontmatter is an error whose message
@@ -43,7 +66,7 @@ func ReadFrontmatter(data []byte) (Frontmatter, error) {
 	}
 	if node.Kind == 0 {
 		if open > 0 && len(body) == len(data) {
-			return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: no closing --- line", open)
+			return Frontmatter{Body: data}, fmError(open, "no closing --- line")
 		}
 		// "---\n---" parses to an empty document: present but empty.
 		if open > 0 {
@@ -56,14 +79,14 @@ func ReadFrontmatter(data []byte) (Frontmatter, error) {
 		doc = doc.Content[0]
 	}
 	if doc.Kind != yaml.MappingNode {
-		return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: expected key: value lines", open+doc.Line)
+		return Frontmatter{Body: data}, fmError(open+doc.Line, "expected key: value lines")
 	}
 	budget := maxYAMLNodes
 	v, err := plainValue(doc, &budget)
 	if err != nil {
-		return Frontmatter{Body: data}, fmt.Errorf("%d: frontmatter: %w", open+doc.Line, err)
+		return Frontmatter{Body: data}, fmError(open+doc.Line, "%v", err)
 	}
-	return Frontmatter{Present: true, Values: v.(map[string]any), Body: body}, nil
+	return Frontmatter{Present: true, Values: v.(map[string]any), Node: doc, Body: body}, nil
 }
 
 // openingLine returns the 1-based line of the opening "---" of a frontmatter, or 0 when
@@ -91,24 +114,29 @@ var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 // YAMLError rewrites a YAML decoding error so that its line number counts from the top
 // of the file (offset is the line of the opening "---", or 0 for a plain YAML file):
 // "7: frontmatter: mapping values are not allowed in this context".
+// The result is a *LineError.
 func YAMLError(err error, offset int) error {
+	var le *LineError
+	if errors.As(err, &le) {
+		return le
+	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		err = errors.New("yaml: " + te.Errors[0])
 	}
 	m := yamlLineRE.FindStringSubmatch(err.Error())
 	if m == nil {
-		return fmt.Errorf("frontmatter: %w", err)
+		return &LineError{What: "frontmatter", Msg: err.Error()}
 	}
 	what := "frontmatter"
 	if offset == 0 {
 		what = "yaml"
 	}
 	if m[1] == "" {
-		return fmt.Errorf("%s: %s", what, m[2])
+		return &LineError{What: what, Msg: m[2]}
 	}
 	n, _ := strconv.Atoi(m[1])
-	return fmt.Errorf("%d: %s: %s", n+offset, what, m[2])
+	return &LineError{Line: n + offset, What: what, Msg: m[2]}
 }
 
 func plainValue(n *yaml.Node, budget *int) (any, error) {

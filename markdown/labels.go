@@ -1,56 +1,99 @@
 package markdown
 
 import (
+	"bytes"
 	"regexp"
-	"strings"
 	"sync"
 )
 
-// Label is a "**Name:** value" line at the head of a document, such as the Quick Context
-// lines of a save point. Offsets are into the source given to FindLabel.
+// Label is a "**Name:** value" line of a document, such as the Quick Context lines of
+// a save point. Offsets are into the source given to FindLabel; src[Start:NameStart]
+// and src[NameEnd:ValueStart] are the line's own form (a blockquote, a list marker,
+// bold), which a writer keeps.
 type Label struct {
-	Start      int // the start of the line's match
+	Start      int // the start of the line
+	NameStart  int
+	NameEnd    int
 	ValueStart int
 	ValueEnd   int // the end of the value, before the line ending
 }
 
-var labelREs sync.Map // name → *regexp.Regexp
+type labelPatterns struct{ any, bold *regexp.Regexp }
 
-func labelRE(name string) *regexp.Regexp {
+var labelREs sync.Map // name → labelPatterns
+
+// The forms people write, each optionally quoted ("> ") and as a list item ("- "):
+// "**Name:** v", "**Name**: v", and, where header lines live, plain "Name: v".
+const (
+	labelLead = `^([ \t]*(?:>[ \t]?)*[ \t]*(?:[-*+][ \t]+)?`
+	labelTail = `)([^\r\n]*)`
+)
+
+func labelRE(name string) labelPatterns {
 	if re, ok := labelREs.Load(name); ok {
-		return re.(*regexp.Regexp)
+		return re.(labelPatterns)
 	}
-	q := regexp.QuoteMeta(name)
-	// "**Name:** v", "**Name**: v", "- **Name:** v" and plain "Name: v".
-	re := regexp.MustCompile(`(?im)^([ \t]*(?:[-*+][ \t]+)?(?:\*\*)?[ \t]*` + q + `[ \t]*(?::[ \t]*(?:\*\*)?|\*\*[ \t]*:)[ \t]?)([^\r\n]*)`)
-	labelREs.Store(name, re)
-	return re
+	q := "(" + regexp.QuoteMeta(name) + ")"
+	p := labelPatterns{
+		any:  regexp.MustCompile(`(?im)` + labelLead + `(?:\*\*)?[ \t]*)` + q + `([ \t]*(?::[ \t]*(?:\*\*)?|\*\*[ \t]*:)[ \t]?` + labelTail),
+		bold: regexp.MustCompile(`(?im)` + labelLead + `\*\*[ \t]*)` + q + `([ \t]*(?::[ \t]*\*\*|\*\*[ \t]*:)[ \t]?` + labelTail),
+	}
+	labelREs.Store(name, p)
+	return p
 }
 
-// FindLabel finds the first name line where such lines live: between the frontmatter
-// and the first level-2 heading, or inside the level-2 section titled inSection; never
-// in a code block. The writer and the reader of a save point both find it here.
+// FindLabel finds the first name line of a document, never in a code block: in any form
+// where header lines live (between the frontmatter and the first level-2 heading, or
+// in the section titled inSection or its equivalents), else in bold form anywhere, as
+// a hand-written "**Next Action**:" further down. The writer and the reader of a save
+// point both find it here.
 func FindLabel(src []byte, name, inSection string) (Label, bool) {
+	sections, code := structure(src)
+	return findLabel(src, sections, code, name, inSection)
+}
+
+func findLabel(src []byte, sections []Section, code [][2]int, name, inSection string) (Label, bool) {
 	start := FrontmatterEnd(src)
-	end := len(src)
-	for _, s := range Sections(src) {
-		if s.Level != 2 {
-			continue
+	preambleEnd := len(src)
+	for _, s := range sections {
+		if s.Level == 2 {
+			preambleEnd = s.Start
+			break
 		}
-		end = s.Start
-		if strings.EqualFold(s.Title, inSection) {
-			end = s.End
-		}
-		break
 	}
+	re := labelRE(name)
+	regions := [][2]int{{start, preambleEnd}}
+	if s, ok := FindEquivalent(sections, inSection); ok && s.Start >= preambleEnd {
+		regions = append(regions, [2]int{s.BodyStart, s.End})
+	}
+	for _, r := range regions {
+		if l, ok := firstLabel(src, re.any, r[0], r[1], code); ok {
+			return l, true
+		}
+	}
+	return firstLabel(src, re.bold, start, len(src), code)
+}
+
+func firstLabel(src []byte, re *regexp.Regexp, start, end int, code [][2]int) (Label, bool) {
 	if end <= start {
 		return Label{}, false
 	}
-	code := CodeBlocks(src)
-	for _, loc := range labelRE(name).FindAllSubmatchIndex(src[start:end], -1) {
-		if !InCode(code, start+loc[0], start+loc[1]) {
-			return Label{Start: start + loc[0], ValueStart: start + loc[4], ValueEnd: start + loc[5]}, true
+	for _, loc := range re.FindAllSubmatchIndex(src[start:end], -1) {
+		if InCode(code, start+loc[0], start+loc[1]) {
+			continue
 		}
+		l := Label{
+			Start: start + loc[0], NameStart: start + loc[4], NameEnd: start + loc[5],
+			ValueStart: start + loc[8], ValueEnd: start + loc[9],
+		}
+		// "**Name: value**": the closing bold belongs to the line's form, not the value.
+		if bytes.Contains(src[l.Start:l.NameStart], []byte("**")) && !bytes.Contains(src[l.NameEnd:l.ValueStart], []byte("**")) {
+			v := bytes.TrimRight(src[l.ValueStart:l.ValueEnd], " \t")
+			if bytes.HasSuffix(v, []byte("**")) {
+				l.ValueEnd = l.ValueStart + len(v) - 2
+			}
+		}
+		return l, true
 	}
 	return Label{}, false
 }

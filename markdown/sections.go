@@ -26,7 +26,10 @@ func (s Section) Body(src []byte) []byte { return src[s.BodyStart:s.End] }
 // lists or quotes are not sections.
 func Sections(src []byte) []Section {
 	src = blankFrontmatter(src)
-	doc := taskParser.Parse(text.NewReader(src))
+	return sectionsOf(taskParser.Parse(text.NewReader(src)), src)
+}
+
+func sectionsOf(doc ast.Node, src []byte) []Section {
 	var out []Section
 	prevEnd := 0
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -178,20 +181,5 @@ func lineEndOf(src []byte, off int) int {
 // indented, at any depth, as goldmark reads them.
 func CodeBlocks(src []byte) [][2]int {
 	src = blankFrontmatter(src)
-	doc := taskParser.Parse(text.NewReader(src))
-	var out [][2]int
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n.(type) {
-		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			if lines := n.Lines(); lines.Len() > 0 {
-				out = append(out, [2]int{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
-			}
-			return ast.WalkSkipChildren, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	return out
+	return codeBlocksOf(taskParser.Parse(text.NewReader(src)))
 }

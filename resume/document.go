@@ -31,6 +31,8 @@ type Document struct {
 	// fmOpenEnd is just after the opening --- line.
 	fmOpenEnd int
 	mapping   *yaml.Node
+	// md is the one parse of src: frontmatter values, sections, code blocks.
+	md *markdown.Document
 }
 
 // Span is the byte range an edit replaced: old[Start:End] became new[Start:Start+Len].
@@ -60,7 +62,7 @@ func (e *FrontmatterError) Unwrap() error { return ErrFrontmatter }
 // Parse reads a document. A frontmatter that does not parse, or that is not a mapping,
 // is a *FrontmatterError naming the line.
 func Parse(src []byte) (*Document, error) {
-	d := &Document{src: src, eol: "\n"}
+	d := &Document{src: src, eol: "\n", md: markdown.Parse(src)}
 	if bytes.Contains(src, []byte("\r\n")) {
 		d.eol = "\r\n"
 	}
@@ -111,21 +113,16 @@ func (d *Document) findFrontmatter() error {
 	if !d.hasFM {
 		return &FrontmatterError{Line: openLine, Msg: "no closing --- line"}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(d.src[d.fmContentStart:d.fmContentEnd], &doc); err != nil {
-		var fe *FrontmatterError
-		if errors.As(markdown.YAMLError(err, openLine), &fe) {
-			return fe
+	if err := d.md.FMErr; err != nil {
+		var le *markdown.LineError
+		if errors.As(err, &le) {
+			return &FrontmatterError{Line: le.Line, Msg: le.Msg}
 		}
-		return frontmatterError(markdown.YAMLError(err, openLine))
+		return &FrontmatterError{Line: openLine, Msg: err.Error()}
 	}
-	switch {
-	case doc.Kind == 0:
+	d.mapping = d.md.FM.Node
+	if d.mapping == nil {
 		d.mapping = &yaml.Node{Kind: yaml.MappingNode}
-	case len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
-		d.mapping = doc.Content[0]
-	default:
-		return &FrontmatterError{Line: openLine + 1, Msg: "expected key: value lines"}
 	}
 	// ctx edits a value in place and inserts keys as lines: a {...} mapping has no
 	// lines to insert between, and of a key written twice no one knows which counts.
@@ -143,27 +140,16 @@ func (d *Document) findFrontmatter() error {
 	return nil
 }
 
-// frontmatterError turns "N: frontmatter: msg" from the shared reader into a
-// *FrontmatterError.
-func frontmatterError(err error) error {
-	msg := err.Error()
-	var n int
-	if _, scanErr := fmt.Sscanf(msg, "%d:", &n); scanErr == nil {
-		rest := strings.TrimPrefix(msg[strings.Index(msg, ":")+1:], " ")
-		rest = strings.TrimPrefix(rest, "frontmatter: ")
-		return &FrontmatterError{Line: n, Msg: rest}
-	}
-	return &FrontmatterError{Msg: strings.TrimPrefix(msg, "frontmatter: ")}
-}
-
 // Frontmatter returns the frontmatter as plain values.
 func (d *Document) Frontmatter() map[string]any {
-	fm, err := markdown.ReadFrontmatter(d.src)
-	if err != nil || fm.Values == nil {
+	if d.md.FM.Values == nil {
 		return map[string]any{}
 	}
-	return fm.Values
+	return d.md.FM.Values
 }
+
+// Markdown returns the document's one parse, for readers that want its structure.
+func (d *Document) Markdown() *markdown.Document { return d.md }
 
 // Field returns the text of a top-level scalar frontmatter value and whether it exists.
 func (d *Document) Field(key string) (string, bool) {
@@ -180,7 +166,7 @@ func (d *Document) Field(key string) (string, bool) {
 
 // Sections returns the document's sections with offsets into Bytes().
 func (d *Document) Sections() []markdown.Section {
-	return markdown.Sections(d.src)
+	return d.md.Sections()
 }
 
 // splice returns a new document with src[start:end] replaced by text.

@@ -237,7 +237,7 @@ func TestSetSessionEntry(t *testing.T) {
 func TestEnsureSections(t *testing.T) {
 	d := mustParse(t, sample)
 	tmpl := []byte("# T\n## Quick Context\nq\n## Session History\n## Critical Context to Remember\n### Key Decisions\n## Files Modified This Project\n## Loading Sequence for Resume\n## Quick Start Commands\n```bash\nctx load 1\n```\n## Compaction Detection\nc\n")
-	nd, added, err := d.EnsureSections(tmpl)
+	nd, added, err := d.EnsureSections(tmpl, "Quick Start Commands", "Compaction Detection", "Session History", "Critical Context to Remember")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,12 +252,22 @@ func TestEnsureSections(t *testing.T) {
 	}
 	// Only Session History missing: inserted between Quick Context and Critical Context.
 	d = mustParse(t, "# T\n## Quick Context\nq\n\n## Critical Context to Remember\nx\n")
-	nd, _, err = d.EnsureSections(tmpl)
+	nd, _, err = d.EnsureSections(tmpl, "Session History")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(nd.Bytes()), "# T\n## Quick Context\nq\n\n## Session History\n## Critical Context to Remember\nx\n") {
 		t.Errorf("got:\n%s", nd.Bytes())
+	}
+	// A section that is not named is never added; one under another title or level is
+	// recognised; a parent comes without its template subsections.
+	d = mustParse(t, "# T\n### Sessions\n- s\n## Files changed\n- x\n")
+	nd, added, err = d.EnsureSections(tmpl, "Session History", "Files Modified This Project", "Critical Context to Remember")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(added, ",") != "Critical Context to Remember" || !strings.Contains(string(nd.Bytes()), "## Critical Context to Remember\n") || strings.Contains(string(nd.Bytes()), "Key Decisions") {
+		t.Errorf("added %v:\n%s", added, nd.Bytes())
 	}
 }
 
@@ -311,19 +321,55 @@ func TestHeadersOnlyWhereCtxKeepsThem(t *testing.T) {
 	if _, ok := d.Header(LastSession); ok {
 		t.Errorf("a header inside a code block was found")
 	}
-	if _, ok := d.Header(NextAction); ok {
-		t.Errorf("a header-like line in a later section was found")
+	if v, ok := d.Header(NextAction); !ok || v != "a person's note in another section" {
+		t.Errorf("the hand-written bold line in a later section was not found: %q", v)
 	}
 	nd, _, err := d.SetHeader(LastSession, "2026-11-21 — real")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "# Resume\n\n**Last Session:** 2026-11-21 — real\n\n````md\n**Last Session:** an example in a four-backtick fence\n"
-	if !strings.HasPrefix(string(nd.Bytes()), want) {
+	// The new line joins the header line the person wrote, not the code block.
+	want := "## Notes\n**Last Session:** 2026-11-21 — real\n**Next Action:** a person's note in another section\n"
+	if !strings.HasSuffix(string(nd.Bytes()), want) || !strings.HasPrefix(string(nd.Bytes()), src[:60]) {
 		t.Errorf("got:\n%s", nd.Bytes())
 	}
 	if !strings.Contains(string(nd.Bytes()), "**Next Action:** a person's note in another section\n") {
 		t.Errorf("the person's line changed")
+	}
+	// It is edited where it is; no second line appears.
+	nd2, _, err := nd.SetHeader(NextAction, "ship")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(nd2.Bytes()), "Next Action:"); got != 1 || !strings.HasSuffix(string(nd2.Bytes()), "**Next Action:** ship\n") {
+		t.Errorf("got %d Next Action lines:\n%s", got, nd2.Bytes())
+	}
+}
+
+func TestSetHeaderKeepsTheDocumentsForm(t *testing.T) {
+	tests := []struct{ name, src, label, value, want string }{
+		{"blockquote proposal header", "# R\n\n> **Last Session**: old\n> **Current Phase**: build\n> **Next Action**: old next\n\n## Quick Context\n",
+			NextAction, "new next", "# R\n\n> **Last Session**: old\n> **Current Phase**: build\n> **Next Action**: new next\n\n## Quick Context\n"},
+		{"missing line in the blockquote's form", "# R\n\n> **Last Session**: old\n> **Next Action**: n\n\n## Quick Context\n",
+			CurrentPhase, "review", "# R\n\n> **Last Session**: old\n> **Current Phase**: review\n> **Next Action**: n\n\n## Quick Context\n"},
+		{"plain line above the first heading", "Next action: call Sam\n\n# R\n",
+			NextAction, "write docs", "Next action: write docs\n\n# R\n"},
+		{"missing line before the next one", "# R\n## Status\n- **Next Action**: n\n",
+			LastSession, "today", "# R\n## Status\n- **Last Session**: today\n- **Next Action**: n\n"},
+		{"bold wrapping the whole line", "# R\n**Next Action: old**\n", NextAction, "new", "# R\n**Next Action: new**\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustParse(t, tt.src)
+			nd, span, err := d.SetHeader(tt.label, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(nd.Bytes()) != tt.want {
+				t.Errorf("got  %q\nwant %q", nd.Bytes(), tt.want)
+			}
+			assertSurgical(t, d.Bytes(), nd.Bytes(), span)
+		})
 	}
 }
 

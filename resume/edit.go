@@ -253,11 +253,11 @@ func (d *Document) ReplaceBlock(title, name, content string) (*Document, Span, e
 		return nil, Span{}, fmt.Errorf("no section %q", title)
 	}
 	body := d.src[s.BodyStart:s.End]
-	begin, end := []byte(blockBegin(name)), []byte(blockEnd(name))
-	if b := bytes.Index(body, begin); b >= 0 {
-		from := lineEnd(d.src, s.BodyStart+b)
-		if e := bytes.Index(d.src[from:s.End], end); e >= 0 {
-			to := lineStart(d.src, from+e)
+	// Markers inside a code block are an example, not ctx's block.
+	if b := d.markerAt(s.BodyStart, s.End, blockBegin(name)); b >= 0 {
+		from := lineEnd(d.src, b)
+		if e := d.markerAt(from, s.End, blockEnd(name)); e >= 0 {
+			to := lineStart(d.src, e)
 			if string(d.src[from:to]) == d.lines(content) {
 				return d, Span{Start: from, End: from}, nil
 			}
@@ -275,6 +275,24 @@ func (d *Document) ReplaceBlock(title, name, content string) (*Document, Span, e
 	return d.splice(at, at, d.lines(text))
 }
 
+// markerAt returns the offset of the first marker in src[start:end] that is not in a
+// code block, or -1.
+func (d *Document) markerAt(start, end int, marker string) int {
+	code := d.md.CodeBlocks()
+	for off := start; off < end; {
+		i := bytes.Index(d.src[off:end], []byte(marker))
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		if !markdown.InCode(code, at, at+len(marker)) {
+			return at
+		}
+		off = at + len(marker)
+	}
+	return -1
+}
+
 // Header labels of the Quick Context lines at the top of the body.
 const (
 	LastSession  = "Last Session"
@@ -284,20 +302,20 @@ const (
 
 var headerLabels = []string{LastSession, CurrentPhase, NextAction}
 
-// SetHeader sets the value of a Quick Context header line ("**Next Action:** ...").
-// Only the value after the label changes; a missing line is added after the other
-// header lines, or after the title.
+// SetHeader sets the value of a Quick Context header line, in whatever form the
+// document writes it ("**Next Action:** ...", "> **Next Action**: ...", "Next action:
+// ..."). Only the value after the label changes. A missing line is added next to the
+// other header lines and in their form, else after the title.
 func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 	value = oneLine(value)
-	if loc := d.findHeader(label); loc != nil {
-		start, end := loc[4], loc[5]
-		if string(d.src[start:end]) == value {
-			return d, Span{Start: start, End: start}, nil
+	if l, ok := d.findHeader(label); ok {
+		if string(d.src[l.ValueStart:l.ValueEnd]) == value {
+			return d, Span{Start: l.ValueStart, End: l.ValueStart}, nil
 		}
-		return d.splice(start, end, value)
+		return d.splice(l.ValueStart, l.ValueEnd, value)
 	}
-	at, afterTitle := d.headerInsertionPoint(label)
-	text := "**" + label + ":** " + value + "\n"
+	at, afterTitle, form := d.headerInsertionPoint(label)
+	text := form.prefix + label + form.sep + value + "\n"
 	if afterTitle {
 		// The header block sits apart from the title and from what follows.
 		text = "\n" + text
@@ -311,25 +329,52 @@ func (d *Document) SetHeader(label, value string) (*Document, Span, error) {
 	return d.splice(at, at, d.lines(text))
 }
 
+// headerForm is how a document writes its header lines: what comes before the label
+// and between the label and the value.
+type headerForm struct{ prefix, sep string }
+
+var defaultHeaderForm = headerForm{prefix: "**", sep: ":** "}
+
 // headerInsertionPoint is after the header line that precedes label in order, else
-// after the title, else at the top of the body. It reports whether it is the title.
-func (d *Document) headerInsertionPoint(label string) (int, bool) {
-	best := -1
+// before the one that follows it, else after the title, else at the top of the body.
+// It reports whether it is the title, and the form of the neighbouring header line.
+func (d *Document) headerInsertionPoint(label string) (int, bool, headerForm) {
+	before, after := -1, -1
+	form, seen := defaultHeaderForm, false
+	passed := false
 	for _, l := range headerLabels {
 		if l == label {
-			break
+			passed = true
+			continue
 		}
-		if loc := d.findHeader(l); loc != nil {
-			best = lineEnd(d.src, loc[1])
+		loc, ok := d.findHeader(l)
+		if !ok {
+			continue
+		}
+		if !seen {
+			form = headerForm{prefix: string(d.src[loc.Start:loc.NameStart]), sep: string(d.src[loc.NameEnd:loc.ValueStart])}
+			seen = true
+		}
+		switch {
+		case !passed:
+			before = lineEnd(d.src, loc.ValueEnd)
+		case after < 0:
+			after = loc.Start
 		}
 	}
-	if best >= 0 {
-		return best, false
+	if !strings.HasSuffix(form.sep, " ") {
+		form.sep += " "
+	}
+	switch {
+	case before >= 0:
+		return before, false, form
+	case after >= 0:
+		return after, false, form
 	}
 	if sections := d.Sections(); len(sections) > 0 && sections[0].Level == 1 {
-		return sections[0].BodyStart, true
+		return sections[0].BodyStart, true, form
 	}
-	return d.fmEnd, false
+	return d.fmEnd, false, form
 }
 
 // startsWithBlankLine reports whether b begins with an empty line (or is empty).
@@ -345,20 +390,15 @@ func endsWithBlankLine(src []byte) bool {
 
 // Header returns the value of a Quick Context header line.
 func (d *Document) Header(label string) (string, bool) {
-	if loc := d.findHeader(label); loc != nil {
-		return string(d.src[loc[4]:loc[5]]), true
+	if l, ok := d.findHeader(label); ok {
+		return string(d.src[l.ValueStart:l.ValueEnd]), true
 	}
 	return "", false
 }
 
-// findHeader finds a header line where ctx keeps them (markdown.FindLabel): the
-// offsets of the line's match, with [4:6] the value, into the whole document.
-func (d *Document) findHeader(label string) []int {
-	l, ok := markdown.FindLabel(d.src, label, SectionQuickContext)
-	if !ok {
-		return nil
-	}
-	return []int{l.Start, l.ValueEnd, 0, 0, l.ValueStart, l.ValueEnd}
+// findHeader finds a header line where people keep them (markdown.FindLabel).
+func (d *Document) findHeader(label string) (markdown.Label, bool) {
+	return d.md.Label(label, SectionQuickContext)
 }
 
 func oneLine(s string) string {

@@ -48,7 +48,10 @@ type Saved struct {
 	FromLegacy    string // the legacy file it was seeded from, if any
 	SessionNumber int
 	AddedSections []string
-	Document      *Document
+	// Notes say what the save could not do and kept instead ("progress kept from the
+	// last save: ...").
+	Notes    []string
+	Document *Document
 }
 
 // ErrNotWritten wraps every error that left the save point untouched.
@@ -90,6 +93,10 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 	if err != nil {
 		return nil, err
 	}
+	owner, err := writable(ws, path)
+	if err != nil {
+		return nil, err
+	}
 	data := templateData(p, c)
 	if src == nil {
 		saved.Created = true
@@ -111,10 +118,11 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 	if err != nil {
 		return nil, err
 	}
-	if d, saved.AddedSections, err = d.EnsureSections(tmpl); err != nil {
+	ctxSaved := d.savedByCtx() // before the sections this save adds
+	if d, saved.AddedSections, err = d.EnsureSections(tmpl, neededSections(d, c)...); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", rel, err, ErrNotWritten)
 	}
-	e := &editor{d: d}
+	e := &editor{d: d, ctxSaved: ctxSaved}
 	e.apply(ws, p, c, path, saved)
 	if e.err == nil {
 		e.err = keptValues(d.Frontmatter(), e.d.Frontmatter())
@@ -123,14 +131,33 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 		return nil, fmt.Errorf("%s: %w: %w", rel, e.err, ErrNotWritten)
 	}
 	saved.Document = e.d
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := durable.WriteFile(path, e.d.Bytes(), mode); err != nil {
+	if err := durable.WriteFile(path, e.d.Bytes(), owner.mode); err != nil {
 		return nil, err
 	}
+	if note := owner.restore(path); note != "" {
+		saved.Notes = append(saved.Notes, ws.Rel(path)+": "+note)
+	}
 	return saved, nil
+}
+
+// neededSections names the template sections this save writes into: the ones ctx
+// computes on every save, and the ones that receive an item of this change. A section
+// with nothing to write is never added.
+func neededSections(d *Document, c Change) []string {
+	need := []string{SectionLoadingSequence, SectionCompaction}
+	if c.SessionKey != "" {
+		need = append(need, SectionSessionHistory)
+	}
+	if len(c.Decisions)+len(c.Assumptions)+len(c.Blockers) > 0 {
+		need = append(need, SectionCriticalContext)
+	}
+	for _, f := range c.Files {
+		if !d.listsFile(f) {
+			need = append(need, SectionFilesModified)
+			break
+		}
+	}
+	return need
 }
 
 // keptValues checks the last line of defence: every frontmatter key ctx does not own
@@ -174,6 +201,9 @@ func readCurrent(ws *loader.Workspace, p *loader.Project, path string) ([]byte, 
 }
 
 func templateData(p *loader.Project, c Change) templates.Data {
+	// Text given on the command line is one line of the document: a "## " in it stays
+	// text and never becomes a heading.
+	c.Summary, c.Next, c.Phase = oneLine(c.Summary), oneLine(c.Next), oneLine(c.Phase)
 	return templates.Data{
 		Project: templates.Project{ID: p.ID, Number: p.Number, Name: p.Name, Status: p.Status, Description: p.Description},
 		Progress: templates.Progress{
@@ -193,6 +223,9 @@ func templateData(p *loader.Project, c Change) templates.Data {
 type editor struct {
 	d   *Document
 	err error
+	// ctxSaved: ctx has saved this document before (its marked blocks are there), so
+	// the Next Action and next_task_number in it are ctx's own record.
+	ctxSaved bool
 }
 
 func (e *editor) do(f func(d *Document) (*Document, Span, error)) {
@@ -229,6 +262,12 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	// What ctx wrote last time, read before this save changes it.
 	lastTask := e.intField("next_task_number")
 	lastTaskText, _ := e.d.Field("next_task_description")
+	// A steps file that cannot be read says nothing about progress: the fields keep
+	// what the last save wrote, rather than zeros.
+	progressKnown := p.StepsProblem == ""
+	if !progressKnown {
+		saved.Notes = append(saved.Notes, "progress kept from the last save: "+p.StepsProblem)
+	}
 
 	e.fieldIfMissing("resume_version", 3)
 	e.field("last_updated", c.Now)
@@ -259,24 +298,39 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	if c.Skill != "" {
 		e.field("current_skill", c.Skill)
 	}
-	e.field("current_section", prog.CurrentSectionNumber)
-	e.field("current_section_name", prog.CurrentSection)
-	e.field("next_task_number", prog.CurrentTaskNumber)
-	e.field("next_task_description", prog.CurrentTask)
-	e.field("progress_tasks_completed", prog.TasksCompleted)
-	e.field("progress_tasks_total", prog.TasksTotal)
-	e.field("progress_percentage", prog.Percent)
+	progress := e.field
+	if !progressKnown {
+		progress = e.fieldIfMissing
+	}
+	progress("current_section", prog.CurrentSectionNumber)
+	progress("current_section_name", prog.CurrentSection)
+	progress("next_task_number", prog.CurrentTaskNumber)
+	progress("next_task_description", prog.CurrentTask)
+	progress("progress_tasks_completed", prog.TasksCompleted)
+	progress("progress_tasks_total", prog.TasksTotal)
+	progress("progress_percentage", prog.Percent)
 
 	if c.Summary != "" {
 		e.header(LastSession, today+" — "+c.Summary)
 	} else if _, ok := e.d.Header(LastSession); !ok {
 		e.header(LastSession, today)
 	}
-	phase, _ := e.d.Field("current_phase")
-	if phase != "" {
-		e.header(CurrentPhase, phase)
+	// The phase line follows --phase; without it, a missing line is written from the
+	// frontmatter, and a person's line stays as they wrote it.
+	if c.Phase != "" {
+		e.header(CurrentPhase, c.Phase)
+	} else if _, ok := e.d.Header(CurrentPhase); !ok {
+		if phase, _ := e.d.Field("current_phase"); phase != "" {
+			e.header(CurrentPhase, phase)
+		}
 	}
-	if next, ok := e.d.Header(NextAction); c.Next != "" || !ok || keepsNoNextAction(next, lastTask, lastTaskText, prog) {
+	next, ok := e.d.Header(NextAction)
+	switch {
+	case c.Next != "":
+		e.header(NextAction, c.Next)
+	case !progressKnown:
+		// Nothing new is known about the next task.
+	case !ok || (e.ctxSaved && keepsNoNextAction(next, lastTask, lastTaskText, prog)) || isCtxNextAction(next):
 		e.header(NextAction, nextAction(p, c))
 	}
 
@@ -315,7 +369,7 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	if e.err != nil {
 		return
 	}
-	reads := ws.RecommendedReads(p, ws.ResumeFromBytes(p, path, e.d.Bytes()))
+	reads := ws.RecommendedReads(p, ws.ResumeFromDocument(p, path, e.d.Markdown()))
 	e.do(func(d *Document) (*Document, Span, error) {
 		return d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", loadingSequence(p, ws.Rel(path), reads))
 	})
@@ -334,17 +388,32 @@ func (e *editor) header(label, value string) {
 
 // addFile lists a file under Files Modified unless it is there already.
 func (e *editor) addFile(path string) {
-	s, ok := e.d.findSection(SectionFilesModified)
-	if ok {
-		for _, listed := range loader.ListedPaths(string(e.d.src[s.BodyStart:s.End])) {
-			if filepath.Clean(listed) == filepath.Clean(path) {
-				return
-			}
-		}
+	if e.d.listsFile(path) {
+		return
 	}
 	e.do(func(d *Document) (*Document, Span, error) {
 		return d.AppendItem("`"+path+"`", SectionFilesModified)
 	})
+}
+
+// listsFile reports whether Files Modified (under any of its titles) lists path.
+func (d *Document) listsFile(path string) bool {
+	s, ok := d.findSection(SectionFilesModified)
+	if !ok {
+		return false
+	}
+	for _, listed := range loader.ListedPaths(string(d.src[s.BodyStart:s.End])) {
+		if filepath.Clean(listed) == filepath.Clean(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// savedByCtx reports whether ctx has saved this document before: its marked blocks
+// are there.
+func (d *Document) savedByCtx() bool {
+	return d.markerAt(0, len(d.src), blockBegin("compaction")) >= 0 || d.markerAt(0, len(d.src), blockBegin("loading-sequence")) >= 0
 }
 
 var sessionNumberRE = regexp.MustCompile(`Session (\d+)`)
@@ -373,11 +442,13 @@ func (e *editor) sessionNumber(key string, counted int) int {
 	return highest + 1
 }
 
-var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{3,6}[ \t]+Session (\d+)\b`)
+var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{2,6}[ \t]+Session (\d+)\b`)
 
-// keepsNoNextAction decides whether the Next Action line may be recomputed: when it is
-// the text ctx itself wrote last time, or when the work has moved past the task it was
-// written against. Otherwise it is a person's or an agent's (--next) and stays.
+// keepsNoNextAction decides whether the Next Action line of a document ctx saved
+// before may be recomputed: when it is the text ctx itself wrote last time, or when the
+// work has moved past the task it was written against. Otherwise it is a person's or an
+// agent's (--next) and stays. In a document ctx never saved, only an empty line or
+// ctx's own wording is recomputed (isCtxNextAction): a person's line stays.
 func keepsNoNextAction(line string, lastTask int, lastTaskText string, now loader.Progress) bool {
 	line = strings.TrimSpace(line)
 	switch line {
@@ -385,6 +456,11 @@ func keepsNoNextAction(line string, lastTask int, lastTaskText string, now loade
 		return true
 	}
 	return now.CurrentTaskNumber != lastTask
+}
+
+func isCtxNextAction(line string) bool {
+	line = strings.TrimSpace(line)
+	return line == "" || line == allDoneText || line == noStepsText
 }
 
 // The Next Action texts ctx writes when there is no open task.

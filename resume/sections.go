@@ -1,7 +1,6 @@
 package resume
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,29 +21,21 @@ const (
 	SubsectionBlockers     = "Blockers/Risks"
 )
 
-// findSection finds a section by its path of titles: a level-2 section, then a
-// subsection inside it.
+// findSection finds a section by its path of titles, recognising the titles people
+// give the same section (markdown.SameTitle) at any heading level: a subsection inside
+// its parent first, else anywhere ("## Key Decisions" with no Critical Context above).
 func (d *Document) findSection(path ...string) (markdown.Section, bool) {
-	sections := d.Sections()
-	var found markdown.Section
-	lo, hi := 0, len(d.src)
-	for depth, title := range path {
-		ok := false
-		for _, s := range sections {
-			if s.Start < lo || s.Start >= hi || (depth == 0 && s.Level != 2) || (depth > 0 && s.Level <= found.Level) {
-				continue
-			}
-			if strings.EqualFold(s.Title, title) {
-				found, ok = s, true
-				break
+	last := path[len(path)-1]
+	if len(path) > 1 {
+		if parent, ok := d.findSection(path[:len(path)-1]...); ok {
+			for _, s := range d.Sections() {
+				if s.Start >= parent.BodyStart && s.Start < parent.End && s.Level > parent.Level && markdown.SameTitle(s.Title, last) {
+					return s, true
+				}
 			}
 		}
-		if !ok {
-			return markdown.Section{}, false
-		}
-		lo, hi = found.BodyStart, found.End
 	}
-	return found, true
+	return markdown.FindEquivalent(d.Sections(), last)
 }
 
 // contentEndOf is the end of a section's last non-blank line: where an appended item
@@ -132,9 +123,9 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing boo
 		return nil, fmt.Errorf("no section %q", SectionSessionHistory)
 	}
 	marker := sessionMarker(sessionKey)
-	headLine := "### " + oneLine(heading) + " " + marker
-	body := d.src[s.BodyStart:s.End]
-	i := bytes.Index(body, []byte(marker))
+	// An entry is one level below its section, whatever level the person gave it.
+	headLine := strings.Repeat("#", min(s.Level+1, 6)) + " " + oneLine(heading) + " " + marker
+	i := d.markerAt(s.BodyStart, s.End, marker)
 	if i < 0 {
 		text := headLine + "\n"
 		if item != "" {
@@ -147,7 +138,7 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing boo
 		nd, _, err := d.insertLines(at, text)
 		return nd, err
 	}
-	ls := lineStart(d.src, s.BodyStart+i)
+	ls := lineStart(d.src, i)
 	le := contentEnd(d.src, ls, lineEnd(d.src, ls))
 	nd := d
 	current := string(d.src[ls:le])
@@ -186,11 +177,18 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing boo
 }
 
 // openSessionHeadingRE matches the heading ctx writes for a session still open.
-var openSessionHeadingRE = regexp.MustCompile(`^### Session \d+ — \d{4}-\d{2}-\d{2} <!-- ctx:session [^ ]+ -->$`)
+var openSessionHeadingRE = regexp.MustCompile(`^#{2,6} Session \d+ — \d{4}-\d{2}-\d{2} <!-- ctx:session [^ ]+ -->$`)
 
-// EnsureSections adds the level-2 sections of the template that the document lacks,
-// each with its template body, in template order, without touching the rest.
-func (d *Document) EnsureSections(template []byte) (*Document, []string, error) {
+// EnsureSections adds those of the named level-2 sections of the template that the
+// document lacks under any equivalent title, in template order, each with its template
+// body up to its first subsection; nothing else changes. A save names only the
+// sections it is about to write into, so a person's file never fills up with empty
+// template sections.
+func (d *Document) EnsureSections(template []byte, titles ...string) (*Document, []string, error) {
+	want := map[string]bool{}
+	for _, t := range titles {
+		want[strings.ToLower(t)] = true
+	}
 	tmplSections := markdown.Sections(template)
 	var order []markdown.Section
 	for _, s := range tmplSections {
@@ -201,10 +199,19 @@ func (d *Document) EnsureSections(template []byte) (*Document, []string, error) 
 	var added []string
 	cur := d
 	for i, ts := range order {
+		if !want[strings.ToLower(ts.Title)] {
+			continue
+		}
 		if _, ok := cur.findSection(ts.Title); ok {
 			continue
 		}
-		text := string(template[ts.Start:ts.End])
+		end := ts.End
+		for _, sub := range tmplSections {
+			if sub.Start > ts.Start && sub.Start < end && sub.Level > ts.Level {
+				end = sub.Start
+			}
+		}
+		text := string(template[ts.Start:end])
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}

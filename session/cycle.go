@@ -26,6 +26,33 @@ type Cycle struct {
 	// auto-save's), given at the first check after `ctx resume`.
 	Held      []string  `json:"held,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// StartedAt is when this cycle began: the last compaction counted, or the first
+	// time the hooks saw the session. A compact_boundary older than it is history.
+	StartedAt time.Time `json:"started_at,omitzero"`
+	// Compaction identifies the last compaction counted, so that its other signals
+	// (PreCompact, PostCompact, SessionStart compact, the transcript's boundary line)
+	// never count it again.
+	Compaction *CompactionMark `json:"compaction,omitempty"`
+	// ScannedTo is how far the transcript has been searched for compact_boundary lines.
+	ScannedTo int64 `json:"scanned_to,omitempty"`
+}
+
+// CompactionMark is what identifies one compaction across its signals: the prompt it
+// happened in (PreCompact, PostCompact and SessionStart carry the same prompt_id) and
+// the uuid of its compact_boundary line, each filled in as soon as a signal knows it.
+type CompactionMark struct {
+	PromptID string    `json:"prompt_id,omitempty"`
+	Boundary string    `json:"boundary,omitempty"`
+	Signal   string    `json:"signal"` // the signal that counted it
+	At       time.Time `json:"at"`
+}
+
+// start is when the cycle began, for one that predates StartedAt: its last update.
+func (c *Cycle) start() time.Time {
+	if !c.StartedAt.IsZero() {
+		return c.StartedAt
+	}
+	return c.UpdatedAt
 }
 
 // Cycles stores cycle state under a workspace's .ctx/state/cycles/.

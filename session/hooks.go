@@ -112,15 +112,20 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 	if in.ToolUseID != "" {
 		usage.WaitForLine(in.TranscriptPath, []byte(`"`+in.ToolUseID+`"`), toolLineWait)
 	}
-	u, err := ReadUsage(ws, in.TranscriptPath, in.Client)
-	if errors.Is(err, os.ErrNotExist) {
+	// A compaction no hook reported starts a new cycle before usage is judged.
+	scanned, boundErr := checkBoundaries(ws, in)
+	if errors.Is(boundErr, os.ErrNotExist) {
 		return nil, nil, nil // a new session's transcript may not be written yet
 	}
-	if err != nil {
-		return nil, nil, err
+	u, err := ReadUsage(ws, in.TranscriptPath, in.Client)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
 	}
-	if !cycleChanges(ws, in, u) {
-		return nil, u, nil
+	if err != nil {
+		return nil, nil, errors.Join(boundErr, err)
+	}
+	if !cycleChanges(ws, in, u, scanned) {
+		return nil, u, boundErr
 	}
 	action := ""
 	var held []string
@@ -128,6 +133,10 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 	cycles := Cycles{StateDir: ws.StatePath("state")}
 	_, err = cycles.Update(in.SessionID, func(c *Cycle) error {
 		c.TranscriptPath, c.LastPercent, c.LastTokens, c.UpdatedAt = in.TranscriptPath, u.PercentOfBudget, u.TokensUsed, in.Now.UTC()
+		c.ScannedTo = max(c.ScannedTo, scanned)
+		if c.StartedAt.IsZero() {
+			c.StartedAt = in.Now.UTC()
+		}
 		switch {
 		case pct >= u.AutoSaveAt && !c.AutoSaved:
 			action = "auto-save"
@@ -140,8 +149,9 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 		return nil
 	})
 	if err != nil {
-		return nil, u, err
+		return nil, u, errors.Join(boundErr, err)
 	}
+	err = boundErr
 	var out []string
 	switch action {
 	case "warn":
@@ -162,7 +172,7 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 		}); err != nil {
 			return nil, u, err
 		}
-		err = saveErr
+		err = errors.Join(err, saveErr)
 	}
 	if in.Paused {
 		return nil, u, err
@@ -171,10 +181,10 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 }
 
 // cycleChanges reports, without a lock, whether this check changes the session's cycle:
-// a threshold not yet acted on, a held line to give, another transcript, or usage moved
-// by a point or more. Most checks change nothing, and skipping the locked write keeps
+// a threshold not yet acted on, a held line to give, another transcript, usage moved
+// by a point or more, or the search for compaction lines far ahead of the record. Most checks change nothing, and skipping the locked write keeps
 // the hooks fast; when something does change, Update decides again under the lock.
-func cycleChanges(ws *loader.Workspace, in UsageCheck, u *usage.Usage) bool {
+func cycleChanges(ws *loader.Workspace, in UsageCheck, u *usage.Usage, scanned int64) bool {
 	c, err := Cycles{StateDir: ws.StatePath("state")}.Get(in.SessionID)
 	if err != nil || c.UpdatedAt.IsZero() {
 		return true
@@ -182,8 +192,13 @@ func cycleChanges(ws *loader.Workspace, in UsageCheck, u *usage.Usage) bool {
 	pct := u.PercentOfBudget / 100
 	return (pct >= u.AutoSaveAt && !c.AutoSaved) || (pct >= u.WarnAt && !c.Warned && !in.Paused) ||
 		(len(c.Held) > 0 && !in.Paused) ||
-		c.TranscriptPath != in.TranscriptPath || math.Abs(c.LastPercent-u.PercentOfBudget) >= 1
+		c.TranscriptPath != in.TranscriptPath || math.Abs(c.LastPercent-u.PercentOfBudget) >= 1 ||
+		scanned-c.ScannedTo > scanKeep
 }
+
+// scanKeep is how far the search for compaction lines may get ahead of what the cycle
+// records before it is recorded: each check searches from there again.
+const scanKeep = 256 << 10
 
 // autoSaveAtThreshold saves at the auto-save threshold and opens the journal. It always
 // returns a line for the agent: what was saved where, or why the save failed and what
@@ -346,37 +361,13 @@ func OnStop(ws *loader.Workspace, sessionID, message string, now time.Time) erro
 	return j.Append(now, LineAssistantResponse, lastPercent(ws, sessionID), map[string]string{"text": clip(message, messageKept)})
 }
 
-// OnPreCompact saves before a compaction: an auto-save when none happened in this
-// cycle (counting the compaction in it), else only the compaction count; then it
-// finalizes the journal and starts a new cycle.
-func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger string, client usage.Client, now time.Time) error {
-	var u *usage.Usage
-	if transcript != "" {
-		u, _ = ReadUsage(ws, transcript, client)
-	}
-	cycles := Cycles{StateDir: ws.StatePath("state")}
-	cur, err := cycles.Get(sessionID)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	if !cur.AutoSaved {
-		_, err = AutoSave(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), 1, now)
-	} else {
-		err = CountCompaction(ws, sessionID, SnapshotUsage(u), now)
-	}
-	errs = append(errs, err)
-	j := OpenJournal(ws.StatePath("sessions"), sessionID)
-	errs = append(errs, j.Append(now, LineSystemEvent, percentOf(u), map[string]string{"event": "compaction", "trigger": trigger}))
-	_, _, err = FinalizeJournal(ws, sessionID, TriggerPreCompact, SnapshotUsage(u), false, now, time.Time{})
-	errs = append(errs, err)
-	_, err = cycles.Update(sessionID, func(c *Cycle) error {
-		c.Number++
-		c.Warned, c.AutoSaved, c.Held = false, false, nil
-		return nil
+// OnPreCompact saves before a compaction: the first of its signals (OnCompaction).
+func OnPreCompact(ws *loader.Workspace, sessionID, transcript, trigger, promptID string, client usage.Client, now time.Time) error {
+	_, err := OnCompaction(ws, Compaction{
+		SessionID: sessionID, TranscriptPath: transcript, Signal: SignalPreCompact,
+		PromptID: promptID, Trigger: trigger, Client: client, Now: now,
 	})
-	errs = append(errs, err)
-	return errors.Join(errs...)
+	return err
 }
 
 // OnSessionEnd finalizes the session's journal before deadline.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/ctxtools/ctx/loader"
 )
@@ -9,6 +10,7 @@ import (
 // How a command chose its project, for the line that tells the person.
 const (
 	PickedNamed  = "named"
+	PickedFolder = "the current folder is in it"
 	PickedBound  = "bound to this session"
 	PickedNewest = "newest save point"
 )
@@ -17,12 +19,19 @@ const (
 var ErrNoTarget = errors.New("no project named, none bound to this session, and no save point yet: name one with --project")
 
 // TargetProject picks the project a save applies to: the one named by query, else the
-// one this agent session is bound to, else the one with the newest save point. It
-// returns how it chose.
-func TargetProject(ws *loader.Workspace, query, sessionID string) (*loader.Project, string, error) {
+// one the folder cwd is in ("" skips this), else the one this agent session is bound
+// to, else the one with the newest save point. It returns how it chose.
+func TargetProject(ws *loader.Workspace, query, cwd, sessionID string) (*loader.Project, string, error) {
 	if query != "" {
 		p, err := ws.Resolve(query)
 		return p, PickedNamed, err
+	}
+	if cwd != "" {
+		if id := ProjectOfDir(ws, cwd); id != "" {
+			if p, err := ws.Resolve(id); err == nil {
+				return p, PickedFolder, nil
+			}
+		}
 	}
 	if sessionID != "" {
 		b := Bindings{StateDir: ws.StatePath("state")}
@@ -43,4 +52,11 @@ func TargetProject(ws *loader.Workspace, query, sessionID string) (*loader.Proje
 		return nil, "", ErrNoTarget
 	}
 	return p, PickedNewest, err
+}
+
+// ProjectOfDir returns the workspace-relative folder of the project that the folder dir
+// is in (or is), or "" when it is in none.
+func ProjectOfDir(ws *loader.Workspace, dir string) string {
+	// projectOf takes a path inside a project: any name below dir is one.
+	return projectOf(ws, filepath.Join(dir, "_"))
 }

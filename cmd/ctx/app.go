@@ -74,7 +74,9 @@ func (a *App) workspaceFrom(cwd string) (*loader.Workspace, error) {
 		Cwd:           cwd,
 	})
 	if err != nil {
-		return nil, inputError(err)
+		// ws is not nil with a *loader.ConfigError: the workspace on its defaults, for
+		// the hooks and doctor, which go on; every other command stops on the error.
+		return ws, inputError(err)
 	}
 	return ws, nil
 }

@@ -13,7 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
 )
@@ -54,11 +56,20 @@ func runDoctor(opts *doctorOptions) error {
 		fmt.Fprintf(opts.Out, "%s  %-10s %s\n", mark, what, detail)
 	}
 	ws, err := opts.Workspace()
-	if err != nil {
+	var cfgErr *loader.ConfigError
+	if err != nil && !errors.As(err, &cfgErr) {
 		report(false, "workspace", err.Error())
 		return &exitError{code: exitFailure, err: errors.New("doctor: problems found"), silent: true}
 	}
 	report(true, "workspace", ws.Root)
+	for _, problem := range configProblems(opts.App, ws, cfgErr) {
+		report(false, "config", problem)
+	}
+	if cfgErr == nil && problems == 0 {
+		if _, err := os.Stat(ws.StatePath("config.yaml")); err == nil {
+			report(true, "config", configName(ws))
+		}
+	}
 
 	// The level to check: --global's, else the project's own file, else wherever ctx's
 	// hooks are registered for this project.
@@ -168,6 +179,7 @@ func runDoctor(opts *doctorOptions) error {
 			report(false, "PATH", fmt.Sprintf("ctx on PATH is %s but the hooks call %s; run `ctx init` with the ctx you want", abs, strings.Join(keys(hookBins), ", ")))
 		}
 	}
+	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv, opts.home())
 	checkClient(opts.Out, s)
 	if problems > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}
@@ -230,6 +242,34 @@ func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
+	}
+	return out
+}
+
+// configProblems lists, one line each, what in the workspace's .ctx/config.yaml ctx
+// cannot use: the file as a whole (cfgErr), or the sections the hooks read.
+func configProblems(app *App, ws *loader.Workspace, cfgErr *loader.ConfigError) []string {
+	if cfgErr != nil {
+		return []string{oneLine(cfgErr.Error()) + ": ctx uses its defaults and the built-in guard rules until it is fixed"}
+	}
+	var errs []error
+	if _, err := guardFor(app, ws, ws.Root, nil); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := session.UsageConfig(ws); err != nil {
+		errs = append(errs, err)
+	}
+	cfg, err := approveConfig(ws)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	rules, _ := guard.New(guard.Config{}, guard.Env{Workspace: ws.Root})
+	if _, err := guard.NewApprover(rules, cfg); err != nil {
+		errs = append(errs, prefixEach(configName(ws), err)...)
+	}
+	var out []string
+	for _, e := range errs {
+		out = append(out, strings.Split(e.Error(), "\n")...)
 	}
 	return out
 }

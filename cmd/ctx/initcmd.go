@@ -21,6 +21,8 @@ type initOptions struct {
 	Local  bool
 	Force  bool
 	DryRun bool
+	// StatusLine wraps the person's own status line with `ctx statusline`.
+	StatusLine bool
 }
 
 func newInitCmd(app *App, runF func(*initOptions) error) *cobra.Command {
@@ -46,6 +48,11 @@ Hooks registered at two levels (the project's and the user's) could run
 twice, so init refuses to add them where another level has them; --force
 installs them anyway.
 
+The status line: where no statusLine is set, init sets 'ctx statusline', which
+records the context window Claude Code reports for the session (the one figure
+of the window only Claude Code knows for sure). Your own statusLine is never
+replaced: --statusline wraps it, so it still shows, unchanged.
+
 Skills go into .claude/skills/<name>/SKILL.md; a skill file you changed is kept
 unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 		Example: `  ctx init
@@ -67,6 +74,7 @@ unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 	cmd.Flags().BoolVar(&opts.Local, "local", false, "register in the workspace's .claude/settings.local.json (yours, not committed)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skill files you changed; register even where another settings level has ctx's hooks")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change, change nothing")
+	cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "wrap your own status line with `ctx statusline`, which records the real context window")
 	return cmd
 }
 
@@ -166,6 +174,9 @@ func runInit(opts *initOptions) error {
 	}
 	if note != "" {
 		fmt.Fprintf(w, "note      %s\n", note)
+	}
+	if err := installStatusLine(opts, root, level, settings, bin, changed); err != nil {
+		return err
 	}
 
 	results, err := skills.Install(skillsDir, opts.Force, opts.DryRun)

@@ -100,7 +100,7 @@ type sessionInfo struct {
 // bindSession binds the agent session to the loaded project. A failure is a warning:
 // the load itself has succeeded.
 func bindSession(app *App, ws *loader.Workspace, p *loader.Project) *sessionInfo {
-	id := app.Getenv(session.EnvSessionID)
+	id, _ := session.CurrentID(app.Getenv)
 	if id == "" {
 		return nil
 	}

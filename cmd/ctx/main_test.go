@@ -43,6 +43,7 @@ func TestScripts(t *testing.T) {
 			"mkfifo":     cmdMkfifo,
 			"bigfile":    cmdBigfile,
 			"transcript": cmdTranscript,
+			"boundary":   cmdBoundary,
 		},
 	})
 }
@@ -172,5 +173,25 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := fixture.WriteTranscript(ts.MkAbs(args[0]), o); err != nil {
 		ts.Fatalf("transcript: %v", err)
+	}
+}
+
+// cmdBoundary appends a compaction's compact_boundary line to a transcript, as Claude
+// Code 2.1.330 writes it: `boundary FILE UUID TIMESTAMP POSTTOKENS`.
+func cmdBoundary(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: boundary FILE UUID TIMESTAMP POSTTOKENS")
+	}
+	line := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","level":"info","compactMetadata":{"trigger":"auto","preTokens":160000,"postTokens":%s},"uuid":%q,"timestamp":%q}`+"\n", args[3], args[1], args[2])
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		ts.Fatalf("boundary: %v", err)
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		ts.Fatalf("boundary: %v", err)
 	}
 }

@@ -15,17 +15,22 @@ type pauseOptions struct {
 }
 
 // sessionID picks the agent session: --session-id, then the hook JSON on stdin, then
-// $CLAUDE_CODE_SESSION_ID, else session-unknown.
-func (o *pauseOptions) sessionID() string {
+// $CLAUDE_CODE_SESSION_ID, then Claude Code's record of the process $CLAUDE_PID. With
+// none of them it fails: pausing a made-up session would report success and silence
+// nothing.
+func (o *pauseOptions) sessionID() (string, error) {
 	if o.SessionID != "" {
-		return o.SessionID
+		return o.SessionID, nil
 	}
 	if data, _ := o.readStdin(commandStdinWait); len(data) > 0 {
 		if p, err := hook.ParsePayload(data); err == nil && p.SessionID != "" {
-			return p.SessionID
+			return p.SessionID, nil
 		}
 	}
-	return firstNonEmpty(o.Getenv(session.EnvSessionID), session.UnknownSession)
+	if id, _ := session.CurrentID(o.Getenv); id != "" {
+		return id, nil
+	}
+	return "", &exitError{code: exitFailure, err: session.ErrNoSession}
 }
 
 func newPauseCmd(app *App, plumbing bool) *cobra.Command {
@@ -82,8 +87,12 @@ func newPauseFlagCmd(app *App, cmd *cobra.Command, run func(*pauseOptions, *sess
 		if err != nil {
 			return err
 		}
-		return run(opts, rt, opts.sessionID())
+		id, err := opts.sessionID()
+		if err != nil {
+			return err
+		}
+		return run(opts, rt, id)
 	}
-	cmd.Flags().StringVar(&opts.SessionID, "session-id", "", "the agent session (default: hook JSON on stdin, else $CLAUDE_CODE_SESSION_ID)")
+	cmd.Flags().StringVar(&opts.SessionID, "session-id", "", "the agent session (default: hook JSON on stdin, else $CLAUDE_CODE_SESSION_ID, else the session of $CLAUDE_PID)")
 	return cmd
 }

@@ -112,7 +112,10 @@ func renderBriefing(app *App, out loadOutput) {
 		}
 		for i, rd := range r.RecommendedReads {
 			cost := tokens(rd.Tokens)
-			if !rd.Exists {
+			switch {
+			case rd.Directory:
+				cost = "folder"
+			case !rd.Exists:
 				cost = "missing"
 			}
 			fmt.Fprintf(w, "  %2d. %-*s  %7s  %s\n", i+1, width, rd.Path, cost, s.dim(rd.Why))

@@ -57,8 +57,11 @@ no workspace, a malformed file).`,
 		newSystemCmd(app),
 		newInitCmd(app, nil),
 		newDoctorCmd(app),
+		newGuardCmd(app),
 		newUsageCmd(app),
+		newStatusLineCmd(app),
 		newJournalCmd(app),
+		newAgentsCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,7 +39,7 @@ func addSaveFlags(cmd *cobra.Command, opts *saveOptions) {
 	f.StringArrayVar(&opts.Decisions, "decision", nil, "a decision to remember (repeatable)")
 	f.StringArrayVar(&opts.Assumptions, "assumption", nil, "an assumption to remember (repeatable)")
 	f.StringArrayVar(&opts.Blockers, "blocker", nil, "a blocker or risk (repeatable)")
-	f.StringArrayVar(&opts.Files, "file", nil, "a file this session changed, inside the workspace (repeatable)")
+	f.StringArrayVar(&opts.Files, "file", nil, "a file this session changed, from the current folder, inside the workspace (repeatable)")
 	f.BoolVar(&opts.JSON, "json", false, "print what was saved as JSON")
 	_ = cmd.RegisterFlagCompletionFunc("project", completeProjects(opts.App))
 }
@@ -109,8 +111,8 @@ func runSave(opts *saveOptions) error {
 	if err != nil {
 		return err
 	}
-	sessionID := opts.Getenv(session.EnvSessionID)
-	p, picked, err := session.TargetProject(ws, opts.Project, sessionID)
+	sessionID, _ := session.CurrentID(opts.Getenv)
+	p, picked, err := session.TargetProject(ws, opts.Project, currentDir(), sessionID)
 	if err != nil {
 		if errors.Is(err, session.ErrNoTarget) {
 			return inputError(err)
@@ -120,7 +122,7 @@ func runSave(opts *saveOptions) error {
 	if picked != session.PickedNamed {
 		fmt.Fprintf(opts.Err, "ctx: saving %s (%s)\n", p.ID, picked)
 	}
-	files, err := session.CheckFiles(ws, p, opts.Files)
+	files, err := checkFiles(ws, p, opts.Files)
 	if err != nil {
 		return inputError(err)
 	}
@@ -145,6 +147,9 @@ func runSave(opts *saveOptions) error {
 		return err
 	}
 	opts.warnProblems(p)
+	for _, note := range res.Saved.Notes {
+		opts.Warn("%s", note)
+	}
 	if sessionID != "" {
 		bindSession(opts.App, ws, p)
 	}
@@ -162,6 +167,29 @@ func runSave(opts *saveOptions) error {
 	}
 	renderSaved(opts.App, out, res.Saved.Document)
 	return nil
+}
+
+// checkFiles reads each --file as a path from the current folder, as a shell user
+// means it, and refuses one that leads outside the workspace; it is never re-rooted
+// in the project or workspace folder.
+func checkFiles(ws *loader.Workspace, p *loader.Project, files []string) ([]string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("current folder: %w", err)
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		abs := f
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		checked, err := session.CheckFiles(ws, p, []string{abs})
+		if err != nil {
+			return nil, fmt.Errorf("--file %q: %w", f, errors.Unwrap(err))
+		}
+		out = append(out, checked...)
+	}
+	return out, nil
 }
 
 func nonNil(s []string) []string {

@@ -54,7 +54,8 @@ func runShow(opts *showOptions) error {
 	if err != nil {
 		return err
 	}
-	p, _, err := session.TargetProject(ws, opts.Project, opts.Getenv(session.EnvSessionID))
+	sessionID, _ := session.CurrentID(opts.Getenv)
+	p, _, err := session.TargetProject(ws, opts.Project, currentDir(), sessionID)
 	if err != nil {
 		return inputError(err)
 	}

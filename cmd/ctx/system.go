@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/gitstate"
-	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
@@ -51,10 +51,14 @@ prints one warning and exits 0, so a broken ctx never breaks the agent's turn.`,
 			`  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`, hookStop},
 		{"pre-compact", "PreCompact: save, finalize the journal, count the compaction; never blocks",
 			`  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`, hookPreCompact},
+		{"post-compact", "PostCompact: count the compaction and start a new cycle, unless PreCompact did",
+			`  echo '{"session_id":"s1","trigger":"auto","prompt_id":"p1"}' | ctx system post-compact`, hookPostCompact},
 		{"session-end", "SessionEnd: finalize the journal and clean up markers (within 1.5 s)",
 			`  echo '{"session_id":"s1","reason":"exit"}' | ctx system session-end`, hookSessionEnd},
 		{"cleanup-tmp", "Remove stale markers and temporary files (paused or not)",
 			`  ctx system cleanup-tmp`, hookCleanupTmp},
+		{"permission-request", "PermissionRequest: auto-approve through the guard, when it is on",
+			`  echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | CTX_AUTO_APPROVE=1 ctx system permission-request`, hookPermissionRequest},
 	}
 	for _, h := range hooks {
 		run := h.run
@@ -99,6 +103,10 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 		return hook.WriteDeny(app.Out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
 	}
 	ws, err := app.workspaceFrom(h.Payload.Cwd)
+	var cfgErr *loader.ConfigError
+	if errors.As(err, &cfgErr) {
+		err = nil // ws is on the defaults: every hook goes on, and says what is wrong
+	}
 	if err != nil && !guardHook {
 		return nil // not in a workspace: project hooks do nothing, not even complain
 	}
@@ -108,6 +116,17 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 	}
 	if onceOnly[name] && !h.firstRun() {
 		return nil
+	}
+	if cfgErr != nil {
+		h.configProblem(cfgErr, configFallback)
+	}
+	if id := app.Getenv(agents.EnvAgentID); id != "" && ws != nil {
+		// An agent's session: its activity for ctx agents and the dashboard. Never a
+		// reason to fail the hook.
+		if err := agents.RecordHook(ws, id, hookEvents[name], h.SessionID, h.Payload.Source,
+			h.Payload.ToolName, h.Payload.LastAssistantMessage, h.Now()); err != nil {
+			app.Warn("%s: agent %s: %v", name, id, err)
+		}
 	}
 	if err := run(h); err != nil {
 		var ee *exitError
@@ -119,9 +138,17 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 	return nil
 }
 
+// hookEvents names the Claude Code event each hook command runs on.
+var hookEvents = map[string]string{
+	"session-start": "SessionStart", "check-context-size": "UserPromptSubmit",
+	"block-dangerous-commands": "PreToolUse", "record-action": "PostToolUse", "stop": "Stop",
+	"pre-compact": "PreCompact", "session-end": "SessionEnd", "post-compact": "PostCompact",
+	"permission-request": "PermissionRequest", "notification": "Notification",
+}
+
 // onceOnly are the hooks that must act once per event: each records, counts or saves.
 // The guard is not among them: judging a command twice refuses it twice, harmlessly.
-var onceOnly = map[string]bool{"check-context-size": true, "record-action": true, "stop": true, "pre-compact": true}
+var onceOnly = map[string]bool{"check-context-size": true, "record-action": true, "stop": true, "pre-compact": true, "post-compact": true}
 
 // firstRun reports whether this run is the first of its hook for its event: false when
 // ctx, installed at two settings levels, already ran for it.
@@ -141,7 +168,9 @@ func (h *hookRun) firstRun() bool {
 // point: its environment (hooks inherit the client's), its settings files for the
 // project the hook runs in, and the running client's flags.
 func (h *hookRun) client() usage.Client {
-	return usage.DetectClient(h.Getenv, h.Getenv("HOME"), firstNonEmpty(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
+	c := usage.DetectClient(h.Getenv, h.Getenv("HOME"), firstNonEmpty(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
+	c.KnownWindow = session.KnownWindow(h.WS, h.Getenv, h.SessionID) // what `ctx statusline` recorded
+	return c
 }
 
 // paused reports whether nudges are off for this session, counting nothing.
@@ -199,39 +228,26 @@ func hookRecordAction(h *hookRun) error {
 }
 
 func hookStop(h *hookRun) error {
-	return session.OnStop(h.WS, h.SessionID, h.Payload.LastAssistantMessage, h.Now())
+	rt, _ := session.OpenRuntime(h.Getenv)
+	return errors.Join(session.OnStop(h.WS, h.SessionID, h.Payload.LastAssistantMessage, h.Now()),
+		session.CarryOnce(h.WS, rt, h.SessionID, h.Payload.TranscriptPath, h.Now()))
 }
 
 func hookPreCompact(h *hookRun) error {
-	return session.OnPreCompact(h.WS, h.SessionID, h.Payload.TranscriptPath, h.Payload.Trigger, h.client(), h.Now())
+	return session.OnPreCompact(h.WS, h.SessionID, h.Payload.TranscriptPath, h.Payload.Trigger, h.Payload.PromptID, h.client(), h.Now())
 }
 
 func hookSessionStart(h *hookRun) error {
-	deadline := time.Now().Add(sessionEndBudget)
-	_, recoverErr := session.RecoverJournals(h.WS, h.SessionID, h.Now(), deadline)
-	src := h.Payload.Source
-	if h.paused() || (src != "resume" && src != "compact") {
-		return recoverErr
-	}
-	// What the session did itself comes first: the save point may predate it.
-	recap := session.SessionRecap(h.WS, h.SessionID, src == "compact")
-	p, err := session.Rebind(h.WS, h.SessionID, h.Now())
-	if err != nil {
-		return errors.Join(recoverErr, err)
-	}
-	var text string
-	if p != nil {
-		result := h.WS.Load(p, loader.LoadOptions{})
-		savedAt, _ := time.Parse(time.RFC3339, result.Resume.LastUpdated)
-		text = recap.Text(savedAt)
-		text += loader.Briefing(result, max(loader.BriefingBytes-len(text), loader.BriefingBytes/2))
-	} else {
-		text = recap.Text(time.Time{})
-	}
+	rt, _ := session.OpenRuntime(h.Getenv)
+	text, err := session.OnSessionStart(h.WS, session.Start{
+		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Cwd: firstNonEmpty(h.Payload.Cwd, h.WS.Root),
+		Source: h.Payload.Source, PromptID: h.Payload.PromptID, ClaudePID: h.Getenv(session.EnvClaudePID), Runtime: rt,
+		Paused: h.paused(), Client: h.client(), Now: h.Now(), Deadline: time.Now().Add(sessionEndBudget),
+	})
 	if text == "" {
-		return recoverErr
+		return err
 	}
-	return errors.Join(recoverErr, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, text))
+	return errors.Join(err, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, text))
 }
 
 func hookSessionEnd(h *hookRun) error {
@@ -275,27 +291,14 @@ func hookBlockDangerous(h *hookRun) error {
 	}
 	// A config ctx cannot read never lowers protection: the built-in rules apply, and
 	// the valid entries of a guard: section with a bad one stay.
-	var cfg guard.Config
-	var cfgErr error
-	env := guard.Env{Home: h.Getenv("HOME"), Cwd: h.Payload.Cwd, Dirty: gitstate.Dirty}
-	if env.Home == "" {
-		env.Home, _ = os.UserHomeDir()
+	rules, cfgErr := guardFor(h.App, h.WS, h.Payload.Cwd, gitstate.Dirty)
+	if cfgErr != nil {
+		h.configProblem(cfgErr, guardEntryLeft)
 	}
-	if h.WS != nil {
-		env.Workspace = h.WS.Root
-		env.Cwd = firstNonEmpty(h.Payload.Cwd, h.WS.Root)
-		env.ProjectsDir = h.WS.Config.ProjectsDir
-		if cfgErr = h.WS.ConfigSection("guard", &cfg); cfgErr != nil {
-			cfg = guard.Config{}
-		}
-	}
-	rules, err := guard.New(cfg, env)
 	if v := rules.Check(command); v.Deny {
-		if werr := hook.WriteDeny(h.Out, "ctx: "+v.Reason); werr != nil {
-			return werr
-		}
+		return hook.WriteDeny(h.Out, "ctx: "+v.Reason)
 	}
-	return errors.Join(cfgErr, err)
+	return nil
 }
 
 // Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's

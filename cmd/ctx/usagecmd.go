@@ -72,6 +72,9 @@ func runUsage(opts *usageOptions) error {
 		}
 	}
 	client := usage.DetectClient(opts.Getenv, "", firstNonEmpty(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
+	if id, _ := session.CurrentID(opts.Getenv); opts.SessionID != "" || id != "" {
+		client.KnownWindow = session.KnownWindow(ws, opts.Getenv, firstNonEmpty(opts.SessionID, id))
+	}
 	for _, problem := range client.Problems {
 		opts.Warn("claude code settings: %s", problem)
 	}

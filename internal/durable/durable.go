@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/gofrs/flock"
 )
@@ -92,22 +95,46 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	defer func() { _ = d.Close() }()
-	// Some filesystems refuse fsync on a directory; the rename has happened by then, so
-	// that refusal is not worth failing the write for.
-	_ = d.Sync()
+	// Some filesystems refuse fsync on a directory (EINVAL, ENOTSUP): they cannot do
+	// better, so that refusal is not an error. Any other failure is: the rename may not
+	// survive a crash, and the caller must know.
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
 	return nil
+}
+
+// LockTimeout is how long WithLock and WithLockIn wait for a lock before giving up.
+// Every ctx critical section takes milliseconds; a lock held longer belongs to a
+// process that hangs, and a hook must not hang with it (its own budget is 10 s, 1.5 s
+// at session end). A variable so that tests can shorten it.
+var LockTimeout = 5 * time.Second
+
+// LockError is the error of a lock not taken in time: it names the lock file and,
+// when the holder wrote it, the holder's process id.
+type LockError struct {
+	Path   string // the file the lock protects
+	Lock   string // the lock file
+	Holder int    // the holding process's id; 0 when unknown
+	Waited time.Duration
+}
+
+func (e *LockError) Error() string {
+	holder := "an unknown process"
+	if e.Holder > 0 {
+		holder = "process " + strconv.Itoa(e.Holder)
+		if !processAlive(e.Holder) {
+			holder += " (no longer running: its lock should have gone with it; remove " + e.Lock + " if it stays)"
+		}
+	}
+	return fmt.Sprintf("lock %s: still held by %s after %s (lock file %s)", e.Path, holder, e.Waited.Round(time.Millisecond), e.Lock)
 }
 
 // WithLock runs fn while holding an exclusive lock on the sidecar file path+".lock".
 // fn must re-read whatever it modifies: another process may have changed it while this
-// one waited.
+// one waited. A lock not taken within LockTimeout is a *LockError.
 func WithLock(path string, fn func() error) error {
-	lock := flock.New(path + ".lock")
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer func() { _ = lock.Unlock() }()
-	return fn()
+	return withLockFile(path, path+".lock", fn)
 }
 
 // WithLockIn is WithLock with the lock file in dir (named by this user and a hash of
@@ -120,12 +147,52 @@ func WithLockIn(dir, path string, fn func() error) error {
 		abs = path
 	}
 	sum := sha256.Sum256([]byte(abs))
-	lock := flock.New(filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])))
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("lock %s: %w", path, err)
+	return withLockFile(path, filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])), fn)
+}
+
+// withLockFile takes the lock on lockPath, polling from 1 ms up to 25 ms between tries
+// until LockTimeout, writes this process's id into the lock file for whoever waits
+// next, and runs fn. The kernel releases a flock with its holder, so a crashed holder
+// never leaves a lock behind, only its stale id.
+func withLockFile(path, lockPath string, fn func() error) error {
+	lock := flock.New(lockPath)
+	start := time.Now()
+	for delay := time.Millisecond; ; delay = min(delay*2, 25*time.Millisecond) {
+		ok, err := lock.TryLock()
+		if err != nil {
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+		if ok {
+			break
+		}
+		if waited := time.Since(start); waited >= LockTimeout {
+			return &LockError{Path: path, Lock: lockPath, Holder: lockHolder(lockPath), Waited: waited}
+		}
+		time.Sleep(delay)
 	}
 	defer func() { _ = lock.Unlock() }()
+	// Best effort: the id only improves a timeout's message.
+	_ = os.WriteFile(lockPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return fn()
+}
+
+// lockHolder reads the process id a holder wrote into a lock file (0 when none).
+func lockHolder(lockPath string) int {
+	b, err := os.ReadFile(lockPath)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// processAlive reports whether a process with id pid exists (signal 0 probes it).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // WithOutsideLock is WithLockIn with the lock in the temporary folder, for files with

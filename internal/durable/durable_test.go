@@ -1,10 +1,14 @@
 package durable
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestWriteFileReplacesAtomically(t *testing.T) {
@@ -154,5 +158,42 @@ func TestAppendLineConcurrent(t *testing.T) {
 	}
 	if len(seen) != writers*each {
 		t.Errorf("got %d lines, want %d", len(seen), writers*each)
+	}
+}
+
+func TestWithLockTimesOutNamingTheHolder(t *testing.T) {
+	old := LockTimeout
+	LockTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { LockTimeout = old })
+	path := filepath.Join(t.TempDir(), "state.json")
+	held := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- WithLock(path, func() error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	// flock locks belong to open files, so a second flock.New in this process
+	// contends like another process would.
+	err := WithLock(path, func() error { return nil })
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var le *LockError
+	if !errors.As(err, &le) {
+		t.Fatalf("want a *LockError, got %v", err)
+	}
+	msg := err.Error()
+	if le.Lock != path+".lock" || le.Holder != os.Getpid() || !strings.Contains(msg, path+".lock") || !strings.Contains(msg, fmt.Sprintf("process %d", os.Getpid())) {
+		t.Errorf("lock error = %q (%+v)", msg, le)
+	}
+	// Released: the next taker gets it at once.
+	if err := WithLock(path, func() error { return nil }); err != nil {
+		t.Fatal(err)
 	}
 }

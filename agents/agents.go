@@ -1,0 +1,445 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/session"
+)
+
+// Agents runs the operations on a workspace's agents. Each command makes one; nothing
+// of it outlives the command.
+type Agents struct {
+	Store   Store
+	Tmux    Tmux
+	Getenv  func(string) string
+	Environ []string // the environment agents are started with (identity variables removed)
+	Now     func() time.Time
+	// StartWait bounds how long start and resume wait for the agent's SessionStart.
+	StartWait time.Duration
+}
+
+// New opens the agents of a workspace with the process's environment.
+func New(ws *loader.Workspace, getenv func(string) string, environ []string) (*Agents, error) {
+	t := Tmux{Socket: DefaultSocket}
+	if s := getenv("CTX_TMUX_SOCKET"); s != "" {
+		t.Socket = s
+	}
+	store := NewStore(ws)
+	if err := t.WriteConf(store.Dir); err != nil {
+		return nil, fmt.Errorf("agents: %w", err)
+	}
+	return &Agents{Store: store, Tmux: t, Getenv: getenv, Environ: environ, Now: time.Now, StartWait: 20 * time.Second}, nil
+}
+
+// NotNowError is an operation refused for now: the agent is busy, the conversation is
+// open elsewhere, a git conflict. Exit code 3; the message says what overrides it.
+type NotNowError struct{ Msg string }
+
+func (e *NotNowError) Error() string { return e.Msg }
+
+// identityVars are a parent Claude Code's variables: an agent started from inside a
+// Claude Code session must not inherit them (CLAUDE-CODE.md §3, §4). Provider settings
+// (ANTHROPIC_*, CLAUDE_CODE_USE_BEDROCK and the like) are kept.
+var identityVars = []string{
+	"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PID", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE",
+	"CLAUDE_CODE_CHILD_SESSION", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ATTENDED",
+	"CLAUDE_CODE_MESSAGING_SOCKET", "CLAUDE_CODE_MESSAGING_TOKEN", "CLAUDE_CODE_CHILD_NOTES_DIR",
+	"CLAUDE_CODE_EXECPATH", "CLAUDE_EFFORT", "CLAUDE_JOB_DIR", "TMUX", "TMUX_PANE", EnvAgentID,
+}
+
+// ClaudeBinary is the claude ctx starts: $CTX_CLAUDE, else claude on the PATH.
+func (a *Agents) ClaudeBinary() (string, error) {
+	name := a.Getenv("CTX_CLAUDE")
+	if name == "" {
+		name = "claude"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("claude is not installed (%s not found): npm install -g @anthropic-ai/claude-code", name)
+	}
+	return p, nil
+}
+
+// launch starts claude for rec in a new tmux session with args after the binary.
+func (a *Agents) launch(rec *Record, args []string) error {
+	env := map[string]string{}
+	drop := map[string]bool{}
+	for _, v := range identityVars {
+		drop[v] = true
+	}
+	for _, kv := range a.Environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && !drop[k] {
+			env[k] = v
+		}
+	}
+	env[EnvAgentID] = rec.ID
+	env["CTX_WORKSPACE"] = a.Store.WS.Root
+	argv := []string{"env"}
+	for _, v := range identityVars {
+		if v != EnvAgentID {
+			argv = append(argv, "-u", v)
+		}
+	}
+	argv = append(argv, rec.Claude.Binary)
+	argv = append(argv, args...)
+	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
+}
+
+// launchFlags are the flags of the original start that a resume must pass again.
+func launchFlags(c Claude) []string {
+	var f []string
+	if c.PermissionMode != "" {
+		f = append(f, "--permission-mode", c.PermissionMode)
+	}
+	if c.Model != "" {
+		f = append(f, "--model", c.Model)
+	}
+	return f
+}
+
+// StartOptions say how to start an agent.
+type StartOptions struct {
+	Project        *loader.Project
+	Name           string
+	Cwd            string
+	Prompt         string
+	PermissionMode string
+	Model          string
+	AutoApprove    bool
+	NoWait         bool
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+
+// Start makes a record and starts claude in tmux with the project's resume prompt,
+// then waits for its SessionStart.
+func (a *Agents) Start(o StartOptions) (*Record, error) {
+	bin, err := a.ClaudeBinary()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, ErrNoTmux
+	}
+	ws := a.Store.WS
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd = ws.Root
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--cwd %s: not a folder", cwd)
+	}
+	id := NewID()
+	name := o.Name
+	if name == "" {
+		name = o.Project.ID + "-" + id[2:]
+	}
+	if !nameRe.MatchString(name) {
+		return nil, fmt.Errorf("--name %q: use letters, digits, - and _ (up to 40)", name)
+	}
+	if existing, _ := a.Store.Resolve(name); existing != nil && existing.Name == name {
+		return nil, fmt.Errorf("--name %q: agent %s already has that name", name, existing.ID)
+	}
+	prompt := o.Prompt
+	if prompt == "" {
+		prompt = ws.Load(o.Project, loader.LoadOptions{}).Instructions
+	}
+	now := a.Now().UTC()
+	rec := &Record{
+		ID: id, Name: name, Project: o.Project.ID, ProjectPath: o.Project.Path, Cwd: cwd,
+		Claude: Claude{Binary: bin, SessionID: NewSessionID(), PreviousSessionIDs: []string{},
+			PermissionMode: o.PermissionMode, Model: o.Model, AutoApprove: o.AutoApprove},
+		Host:  HostInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
+		State: Starting, StateSince: now, CreatedAt: now,
+	}
+	if err := a.Store.Create(rec); err != nil {
+		return nil, err
+	}
+	// The session is the project's from its first hook on.
+	_ = session.Bindings{StateDir: ws.StatePath("state")}.Bind(session.Binding{
+		SessionID: rec.Claude.SessionID, ProjectID: o.Project.ID, Path: o.Project.Path, BoundAt: now,
+	})
+	a.Store.Feed(id, "agent.created", map[string]any{"name": name, "project": o.Project.ID})
+	args := append([]string{"--session-id", rec.Claude.SessionID}, launchFlags(rec.Claude)...)
+	args = append(args, "--", prompt)
+	if err := a.launch(rec, args); err != nil {
+		_, _ = a.Store.Update(id, func(r *Record) error {
+			r.State, r.StateSince, r.LastError = Failed, a.Now().UTC(), err.Error()
+			return nil
+		})
+		return nil, fmt.Errorf("start %s: %w", id, err)
+	}
+	if o.NoWait {
+		return rec, nil
+	}
+	return a.confirm(id, now)
+}
+
+// confirm waits for the agent's SessionStart after since and records the outcome:
+// active, failed (the pane died, with its last lines), or still starting at a dialog.
+func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
+	deadline := time.Now().Add(a.StartWait)
+	for {
+		rec, err := a.Store.Load(id)
+		if err != nil {
+			return nil, err
+		}
+		st := a.Store.ReadStatus(id)
+		if st.Event == "SessionStart" && !st.At.Before(since.Add(-time.Second)) {
+			return a.transition(id, EvStarted, func(r *Record) {
+				if st.SessionID != "" && st.SessionID != r.Claude.SessionID {
+					r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
+					r.Claude.SessionID = st.SessionID
+				}
+			})
+		}
+		panes, err := a.Tmux.Panes()
+		if err != nil {
+			return nil, err
+		}
+		p, ok := panes[rec.Host.Session]
+		if !ok || p.Dead {
+			lines := a.lastLines(rec)
+			_ = a.Tmux.Kill(rec.Host.Session)
+			out, _ := a.transition(id, EvLaunchDied, func(r *Record) {
+				r.Exit = &ExitInfo{Status: p.DeadStatus, At: a.Now().UTC(), LastLines: lines}
+				r.LastError = "claude ended before its session started: " + strings.Join(lines, " / ")
+			})
+			return out, fmt.Errorf("agent %s: claude ended before its session started: %s", id, strings.Join(lines, " / "))
+		}
+		if time.Now().After(deadline) {
+			return rec, &NotNowError{Msg: fmt.Sprintf("agent %s: claude runs but its session has not started after %s (a dialog waiting? look with `ctx agents open %s`)", id, a.StartWait, id)}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// transition applies an event to an agent's state under its lock.
+func (a *Agents) transition(id string, e Event, also func(*Record)) (*Record, error) {
+	return a.Store.Update(id, func(r *Record) error {
+		to, err := Next(r.State, e)
+		if err != nil {
+			return err
+		}
+		r.State, r.StateSince = to, a.Now().UTC()
+		if also != nil {
+			also(r)
+		}
+		a.Store.Feed(r.ID, "agent.state", map[string]any{"state": to, "event": e})
+		return nil
+	})
+}
+
+// lastLines is the end of the pane's screen, for an agent that died.
+func (a *Agents) lastLines(rec *Record) []string {
+	out, err := a.Tmux.Capture(rec.Host.Session, true)
+	if err != nil {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, strings.TrimRight(l, " "))
+		}
+	}
+	return lines[max(0, len(lines)-20):]
+}
+
+// View is an agent as list and show present it: the record, its activity, and the
+// liveness tmux reports now.
+type View struct {
+	*Record
+	Activity Status `json:"activity"`
+	Attached bool   `json:"attached"`
+	RSSKB    int64  `json:"rss_kb"`
+}
+
+// List reconciles every agent with tmux (one call) and returns them.
+func (a *Agents) List() ([]View, []error) {
+	records, problems := a.Store.List()
+	panes, err := a.Tmux.Panes()
+	if err != nil {
+		problems = append(problems, err)
+		panes = nil
+	}
+	var out []View
+	for _, r := range records {
+		if panes != nil {
+			if rr, err := a.reconcile(r, panes); err == nil {
+				r = rr
+			} else {
+				problems = append(problems, err)
+			}
+		}
+		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID)}
+		if p, ok := panes[r.Host.Session]; ok && r.State.Running() {
+			v.Attached = p.Attached
+			v.RSSKB = RSSKB(Marked(r.ID))
+		}
+		out = append(out, v)
+	}
+	return out, problems
+}
+
+// Get resolves one agent and reconciles it.
+func (a *Agents) Get(query string) (*Record, error) {
+	r, err := a.Store.Resolve(query)
+	if err != nil {
+		return nil, err
+	}
+	panes, err := a.Tmux.Panes()
+	if err != nil {
+		return r, nil // no tmux: the record as it stands
+	}
+	return a.reconcile(r, panes)
+}
+
+// reconcile brings a record in line with what tmux shows and finishes or rolls back an
+// operation whose ctx process died: this is the crash safety of every step.
+func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
+	if r.Op != nil && !pidAlive(r.Op.PID) {
+		switch r.Op.Kind {
+		case "pause":
+			return a.finishPause(r, PauseOptions{Reason: "recovered"})
+		case "resume":
+			return a.rollbackResume(r, panes)
+		}
+	}
+	if r.Op != nil {
+		return r, nil // another command is working on it
+	}
+	p, ok := panes[r.Host.Session]
+	st := a.Store.ReadStatus(r.ID)
+	switch {
+	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && st.Event == "SessionStart" && !st.At.Before(r.StateSince.Add(-time.Second)):
+		return a.transition(r.ID, EvStarted, nil)
+	case r.State.Running() && !ok:
+		return a.transition(r.ID, EvHostMissing, nil)
+	case r.State.Running() && p.Dead:
+		lines := a.lastLines(r)
+		return a.transition(r.ID, EvPaneDied, func(rr *Record) {
+			rr.Exit = &ExitInfo{Status: p.DeadStatus, At: a.Now().UTC(), LastLines: lines}
+		})
+	}
+	return r, nil
+}
+
+// crashAt kills this process when CTX_TEST_CRASH_AT names the step: tests prove that
+// every step can be interrupted and finished by the next command.
+func (a *Agents) crashAt(op, step string) {
+	if a.Getenv("CTX_TEST_CRASH_AT") == op+":"+step {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Second)
+	}
+}
+
+// setStep records the step an operation is about to take.
+func (a *Agents) setStep(id, kind, step string) error {
+	_, err := a.Store.Update(id, func(r *Record) error {
+		if r.Op == nil {
+			return errors.New("operation lost")
+		}
+		r.Op.Step = step
+		return nil
+	})
+	a.crashAt(kind, step)
+	return err
+}
+
+// Send types a prompt into an idle agent; any other activity is refused, so no
+// keystroke can answer a dialog or a permission prompt by accident.
+func (a *Agents) Send(rec *Record, text string) error {
+	if rec.State != Active {
+		return &NotNowError{Msg: fmt.Sprintf("agent %s is %s: resume it first", rec.ID, rec.State)}
+	}
+	st := a.Store.ReadStatus(rec.ID)
+	if st.Activity != "idle" {
+		act := st.Activity
+		if act == "" {
+			act = "not yet idle"
+		}
+		return &NotNowError{Msg: fmt.Sprintf("agent %s is %s: send types only into an idle agent", rec.ID, act)}
+	}
+	if strings.TrimSpace(text) == "" || strings.ContainsAny(text, "\r\n") {
+		return errors.New("send: give one line of text")
+	}
+	if err := a.Tmux.Type(rec.Host.Session, text); err != nil {
+		return err
+	}
+	a.Store.Feed(rec.ID, "agent.sent", map[string]any{"chars": len(text)})
+	return nil
+}
+
+// Logs is the agent's pane (live) or the scrollback its last pause saved.
+func (a *Agents) Logs(rec *Record) (string, error) {
+	if rec.State.Running() || rec.State == Exited || rec.State == Failed {
+		if out, err := a.Tmux.Capture(rec.Host.Session, true); err == nil {
+			return out, nil
+		}
+	}
+	if rec.Pause != nil && rec.Pause.Scrollback != "" {
+		b, err := os.ReadFile(filepath.Join(a.Store.AgentDir(rec.ID), rec.Pause.Scrollback))
+		return string(b), err
+	}
+	return "", fmt.Errorf("agent %s: no screen and no saved scrollback", rec.ID)
+}
+
+// Remove stops a running agent (its processes ended) and deletes its record. The
+// transcript and the checkpoint refs stay.
+func (a *Agents) Remove(rec *Record, force bool) error {
+	if rec.State.Running() && !force {
+		st := a.Store.ReadStatus(rec.ID)
+		if st.Activity == "working" {
+			return &NotNowError{Msg: fmt.Sprintf("agent %s is working: pause it first, or remove it anyway with --force", rec.ID)}
+		}
+	}
+	_ = a.Tmux.Kill(rec.Host.Session)
+	if _, left := EndMarked(rec.ID, 2*time.Second); len(left) > 0 {
+		return fmt.Errorf("agent %s: processes %v did not end", rec.ID, left)
+	}
+	a.Store.Feed(rec.ID, "agent.removed", nil)
+	return a.Store.Remove(rec.ID)
+}
+
+// RecordHook records an agent session's hook event as its activity (status.json). It is
+// called by ctx's hooks when CTX_AGENT_ID is set; it never takes the agent's lock.
+func RecordHook(ws *loader.Workspace, id, event, sessionID, source, tool, summary string, now time.Time) error {
+	st := Status{Event: event, SessionID: sessionID, Source: source, Tool: tool, At: now.UTC()}
+	switch event {
+	case "SessionStart", "Stop", "PostCompact":
+		st.Activity = "idle"
+	case "UserPromptSubmit", "PostToolUse":
+		st.Activity = "working"
+	case "PreToolUse":
+		st.Activity = "working"
+		if tool == "AskUserQuestion" || tool == "ExitPlanMode" {
+			st.Activity, st.Detail = "needs_input", "question"
+		}
+	case "PermissionRequest", "Notification":
+		st.Activity, st.Detail = "needs_input", "permission"
+	case "PreCompact":
+		st.Activity = "compacting"
+	case "SessionEnd":
+		st.Activity = "exited"
+	default:
+		return nil
+	}
+	if summary != "" {
+		r := []rune(strings.Join(strings.Fields(summary), " "))
+		st.Summary = string(r[:min(len(r), 200)])
+	}
+	return NewStore(ws).WriteStatus(id, st)
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/session"
+)
+
+// statusLineBudget bounds the person's own status-line command: Claude Code redraws
+// the line several times a second and cancels a slow one itself.
+const statusLineBudget = 5 * time.Second
+
+type statusLineOptions struct {
+	*App
+	Chained []string // the person's own status-line command, after --
+}
+
+func newStatusLineCmd(app *App) *cobra.Command {
+	opts := &statusLineOptions{App: app}
+	return &cobra.Command{
+		Use:   "statusline [-- COMMAND]",
+		Short: "Status line for Claude Code: records the context window, then shows your own line",
+		Long: `A command for Claude Code's statusLine setting. It reads the JSON Claude Code
+passes to status lines and records the session's context window size (which only
+Claude Code knows for sure: it depends on the model and the plan), so that ctx's
+usage thresholds use the real window. Then it runs your own status-line command,
+given after --, with the same input, and prints its output unchanged; without
+one it prints a short line of its own.
+
+'ctx init --statusline' installs it, wrapping the statusLine you had.`,
+		Example: `  ctx statusline
+  ctx statusline -- '~/.claude/statusline.sh'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Chained = args
+			return runStatusLine(opts)
+		},
+	}
+}
+
+// statusInput is the part of Claude Code's status-line JSON that ctx reads.
+type statusInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Model          struct {
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+	} `json:"model"`
+	Workspace struct {
+		CurrentDir string `json:"current_dir"`
+		ProjectDir string `json:"project_dir"`
+	} `json:"workspace"`
+	ContextWindow struct {
+		Size           int      `json:"context_window_size"`
+		UsedPercentage *float64 `json:"used_percentage"`
+	} `json:"context_window"`
+}
+
+// runStatusLine never fails the status line over ctx's own part: a window it cannot
+// record is a warning on stderr, which Claude Code does not show.
+func runStatusLine(opts *statusLineOptions) error {
+	data, _ := opts.readStdin(hookStdinWait)
+	var in statusInput
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &in); err != nil {
+			opts.Warn("statusline: %v", err)
+		}
+	}
+	if in.SessionID != "" && in.ContextWindow.Size > 0 {
+		ws, _ := opts.workspaceFrom(firstNonEmpty(in.Workspace.ProjectDir, in.Workspace.CurrentDir, in.Cwd))
+		rt, _ := session.OpenRuntime(opts.Getenv)
+		err := session.RecordWindow(ws, rt, session.WindowRecord{
+			SessionID: in.SessionID, Window: in.ContextWindow.Size, Model: in.Model.ID, At: opts.Now().UTC(),
+		})
+		if err != nil {
+			opts.Warn("statusline: %v", err)
+		}
+	}
+	if len(opts.Chained) == 0 {
+		return statusLineOwn(opts, in)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusLineBudget)
+	defer cancel()
+	var cmd *exec.Cmd
+	if len(opts.Chained) == 1 {
+		cmd = exec.CommandContext(ctx, "sh", "-c", opts.Chained[0])
+	} else {
+		cmd = exec.CommandContext(ctx, opts.Chained[0], opts.Chained[1:]...)
+	}
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout = opts.Out
+	cmd.Stderr = opts.Err
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		// Their status, as if Claude Code had run their command itself.
+		code := ee.ExitCode()
+		if code <= 0 {
+			code = exitFailure // ended by a signal
+		}
+		return &exitError{code: code, err: err, silent: true}
+	}
+	if err != nil {
+		return fmt.Errorf("statusline: %w", err)
+	}
+	return nil
+}
+
+// statusLineOwn prints ctx's own short line: the model and how full the window is.
+func statusLineOwn(opts *statusLineOptions, in statusInput) error {
+	line := "ctx"
+	if in.Model.DisplayName != "" {
+		line += " · " + in.Model.DisplayName
+	}
+	if p := in.ContextWindow.UsedPercentage; p != nil {
+		line += fmt.Sprintf(" · context %.0f%%", *p)
+	}
+	if in.ContextWindow.Size > 0 {
+		line += fmt.Sprintf(" of %dk", in.ContextWindow.Size/1000)
+	}
+	_, err := fmt.Fprintln(opts.Out, line)
+	return err
+}
+
+// currentDir is the folder ctx runs in ("" when it cannot be read).
+func currentDir() string {
+	d, _ := os.Getwd()
+	return d
+}
+
+// installStatusLine puts `ctx statusline` into Claude Code's statusLine setting of the
+// settings file init writes, never clobbering one: a status line of the person's own
+// (in that file, or with --statusline in another level's) is wrapped, so that it still
+// shows, unchanged. Without --statusline, a status line elsewhere is left alone.
+func installStatusLine(opts *initOptions, root string, level hook.Level, settings, bin string, keepBackup bool) error {
+	w := opts.Out
+	prefix := ""
+	if opts.DryRun {
+		prefix = "would "
+	}
+	own, err := readStatusLine(settings)
+	if err != nil {
+		return inputError(err)
+	}
+	chained, from := "", settings
+	switch {
+	case own.Present:
+		if isCtx, _ := hook.CtxStatusLine(own.Command); isCtx {
+			fmt.Fprintf(w, "statusline already runs ctx in %s\n", settings)
+			return nil
+		}
+		if !opts.StatusLine {
+			fmt.Fprintf(w, "statusline your own in %s is left alone; `%s --statusline` wraps it so ctx learns the real context window\n", settings, initCommand(level))
+			return nil
+		}
+		chained = own.Command
+	default:
+		for _, f := range hook.SettingsFiles(root, opts.Getenv, opts.home()) {
+			if f.Path == settings {
+				continue
+			}
+			if other, err := readStatusLine(f.Path); err == nil && other.Present && other.Command != "" {
+				if isCtx, _ := hook.CtxStatusLine(other.Command); isCtx {
+					fmt.Fprintf(w, "statusline already runs ctx in %s\n", f.Path)
+					return nil
+				}
+				if !opts.StatusLine {
+					fmt.Fprintf(w, "statusline yours in %s is left alone; `%s --statusline` wraps it so ctx learns the real context window\n", f.Path, initCommand(level))
+					return nil
+				}
+				chained, from = other.Command, f.Path
+				break
+			}
+		}
+	}
+	changed, backup, err := hook.WriteStatusLine(settings, hook.StatusLineCommand(bin, chained), opts.DryRun, keepBackup)
+	if err != nil {
+		return inputError(err)
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(w, "statusline already runs ctx in %s\n", settings)
+	case chained != "":
+		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline, then your own from %s, unchanged\n", prefix, settings, from)
+	default:
+		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline\n", prefix, settings)
+	}
+	if backup != "" {
+		fmt.Fprintf(w, "          previous file kept as %s\n", backup)
+	}
+	return nil
+}
+
+// readStatusLine reads the statusLine setting of a settings file (none when the file
+// does not exist).
+func readStatusLine(path string) (hook.StatusLine, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return hook.StatusLine{}, nil
+	}
+	if err != nil {
+		return hook.StatusLine{}, err
+	}
+	sl, err := hook.ReadStatusLine(data)
+	if err != nil {
+		return sl, fmt.Errorf("%s: %w", path, err)
+	}
+	return sl, nil
+}
+
+// checkStatusLine says, for `ctx doctor`, whether Claude Code's status line runs
+// `ctx statusline`. Without it ctx takes the window from the model table, which is
+// right for most plans: a note, not a failure.
+func checkStatusLine(out io.Writer, s style, root string, getenv func(string) string, home string) {
+	for _, f := range hook.SettingsFiles(root, getenv, home) {
+		sl, err := readStatusLine(f.Path)
+		if err != nil || !sl.Present {
+			continue
+		}
+		if isCtx, chained := hook.CtxStatusLine(sl.Command); isCtx {
+			detail := "runs ctx statusline (" + f.Path + ")"
+			if chained != "" {
+				detail += ", then yours"
+			}
+			fmt.Fprintf(out, "%s  %-10s %s\n", s.green("ok  "), "statusline", detail)
+			return
+		}
+		fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "statusline",
+			"yours in "+f.Path+" does not tell ctx the context window; `ctx init --statusline` wraps it, unchanged")
+		return
+	}
+	fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "statusline",
+		"none set; `ctx init` sets ctx statusline, which tells ctx the real context window")
+}

@@ -1,0 +1,357 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxtools/ctx/agents"
+)
+
+// agentView is what the tests read of `ctx agents show --json`.
+type agentView struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Claude struct {
+		SessionID          string   `json:"session_id"`
+		PreviousSessionIDs []string `json:"previous_session_ids"`
+	} `json:"claude"`
+	Host struct {
+		Session string `json:"session"`
+	} `json:"host"`
+	Activity struct {
+		Activity string    `json:"activity"`
+		Event    string    `json:"event"`
+		At       time.Time `json:"at"`
+	} `json:"activity"`
+	Pause *struct {
+		RSSFreedKB     int64  `json:"rss_freed_kb"`
+		ProcessesEnded int    `json:"processes_ended"`
+		SnapshotID     string `json:"snapshot_id"`
+		Scrollback     string `json:"scrollback"`
+		Git            *struct {
+			Ref   string   `json:"checkpoint_ref"`
+			Dirty []string `json:"dirty"`
+		} `json:"git"`
+	} `json:"pause"`
+	Exit *struct {
+		Status    int      `json:"status"`
+		LastLines []string `json:"last_lines"`
+	} `json:"exit"`
+	ResumePlan *struct {
+		Prompt string `json:"prompt"`
+		Fresh  bool   `json:"fresh"`
+	} `json:"resume_plan"`
+}
+
+func agentsEnv(t *testing.T) *Env {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		Missing(t, "tmux (apt-get install tmux)")
+	}
+	e := New(t, Options{Git: true})
+	e.seedClaudeJSON()
+	return e
+}
+
+func (e *Env) show(name string) agentView {
+	e.T.Helper()
+	var v agentView
+	if err := json.Unmarshal([]byte(e.MustCtx("agents", "show", name, "--json")), &v); err != nil {
+		e.T.Fatal(err)
+	}
+	return v
+}
+
+// waitTurn waits until the agent has finished a turn (its Stop hook) after since: it
+// is idle, with the stand-in's reply on its screen.
+func (e *Env) waitTurn(name string, since time.Time) agentView {
+	e.T.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := e.show(name)
+		if v.State == "active" && v.Activity.Event == "Stop" && v.Activity.At.After(since) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			screen, _, _ := e.Ctx("agents", "logs", name)
+			e.T.Fatalf("agent %s never finished a turn: %+v\nscreen:\n%s", name, v, tail(screen, 2500))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// The whole round trip with the real client: start on a project, work (a file
+// written), idle; pause with a dirty tree (save point, checkpoint, scrollback, every
+// process ended, memory freed, files untouched); the person edits the agent's file;
+// resume in the same conversation, told about the overlap.
+func TestAgentPauseAndResumeTheSameConversation(t *testing.T) {
+	e := agentsEnv(t)
+	notes := filepath.Join(e.Workspace, ProjectPath("03-working/agent-notes.md"))
+	e.Model.Script(Call(20_000, Write(notes, "agent's notes\n")), Say("first-turn-done", 21_000))
+	out := e.MustCtx("agents", "start", "1", "--name", "expiry")
+	if !strings.Contains(out, "active") {
+		t.Fatalf("start: %s", out)
+	}
+	v := e.waitTurn("expiry", time.Time{})
+	startReq := e.Model.Requests(KindMain)[0]
+	if startReq.SessionID != v.Claude.SessionID || !strings.Contains(startReq.Text(), "Resume project 01-checkout-redesign") {
+		t.Fatalf("the agent's first request is not ctx's resume prompt in its own session (%s vs %s)", startReq.SessionID, v.Claude.SessionID)
+	}
+	// The person's files as git sees them; the save point and .ctx/ are ctx's to write.
+	work := func() string {
+		var keep []string
+		for _, l := range strings.Split(e.Git("status", "--porcelain", "--untracked-files=all"), "\n") {
+			if !strings.Contains(l, ".ctx/") && !strings.Contains(l, "_resume.md") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n") + "\n" + e.Git("diff", "--cached", "--stat")
+	}
+	statusBefore := work()
+
+	var paused agentView
+	if err := json.Unmarshal([]byte(e.MustCtx("agents", "pause", "expiry", "--json")), &[]any{&paused}); err != nil {
+		t.Fatal(err)
+	}
+	if paused.State != "paused" || paused.Pause == nil {
+		t.Fatalf("pause: %+v", paused)
+	}
+	if left := agents.Marked(v.ID); len(left) > 0 {
+		t.Errorf("processes of the agent left after pause: %v", left)
+	}
+	if paused.Pause.RSSFreedKB < 10_000 || paused.Pause.ProcessesEnded == 0 {
+		t.Errorf("pause freed %d kB from %d processes", paused.Pause.RSSFreedKB, paused.Pause.ProcessesEnded)
+	}
+	if paused.Pause.Git == nil || !hasItem(paused.Pause.Git.Dirty, ProjectPath("03-working/agent-notes.md")) {
+		t.Fatalf("the checkpoint does not list the agent's file: %+v", paused.Pause.Git)
+	}
+	if ref := e.Git("show-ref", paused.Pause.Git.Ref); ref == "" {
+		t.Error("no checkpoint ref")
+	}
+	if got := work(); got != statusBefore {
+		t.Errorf("pause changed the working tree or index:\nbefore %s\nafter  %s", statusBefore, got)
+	}
+	if paused.Pause.SnapshotID == "" || index(e.Triggers(), "agent-pause") < 0 {
+		t.Errorf("no save at pause: %v", e.Triggers())
+	}
+	if b, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx/state/agents", v.ID, paused.Pause.Scrollback)); err != nil || !strings.Contains(string(b), "first-turn-done") {
+		t.Errorf("the scrollback lacks the agent's screen: %v", err)
+	}
+
+	// The person edits the agent's file while it is paused.
+	if err := os.WriteFile(notes, []byte("agent's notes\nand the person's line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Reset()
+	e.Model.Script(Say("resumed-ok", 22_000))
+	if out := e.MustCtx("agents", "resume", "expiry"); !strings.Contains(out, "same conversation") || !strings.Contains(out, "active") {
+		t.Fatalf("resume: %s", out)
+	}
+	e.waitTurn("expiry", time.Time{})
+	reqs := e.Model.Requests(KindMain)
+	if len(reqs) == 0 {
+		t.Fatal("the resumed agent sent nothing")
+	}
+	text := reqs[0].Text()
+	if reqs[0].SessionID != v.Claude.SessionID {
+		t.Errorf("resumed in session %s, want %s", reqs[0].SessionID, v.Claude.SessionID)
+	}
+	if !strings.Contains(text, "first-turn-done") {
+		t.Error("the resumed conversation lacks the earlier turn")
+	}
+	if !strings.Contains(text, "agent-notes.md") || !strings.Contains(text, "also changed by someone else") {
+		t.Errorf("the resume prompt does not name the overlap:\n%s", tail(reqs[0].LastUserText(), 1500))
+	}
+	e.MustCtx("agents", "rm", "expiry")
+	if _, _, code := e.Ctx("agents", "show", "expiry"); code != 2 {
+		t.Errorf("show of a removed agent exited %d, want 2", code)
+	}
+}
+
+// tmux kill-server (a reboot): the agent is lost, and resume --lost brings it back in
+// its conversation.
+func TestAgentLostAndResumed(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "lost-one")
+	e.waitTurn("lost-one", time.Time{})
+	cmd := exec.Command("tmux", "-L", "ctx", "kill-server")
+	cmd.Env = e.environ(false)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kill-server: %v %s", err, out)
+	}
+	if !strings.Contains(e.MustCtx("agents", "list"), "lost") {
+		t.Fatal("the agent is not lost after kill-server")
+	}
+	e.Model.Script(Say("back", 20_500))
+	e.MustCtx("agents", "resume", "--lost")
+	if v := e.waitTurn("lost-one", time.Time{}); len(v.Claude.PreviousSessionIDs) != 0 {
+		t.Errorf("resume --lost started a new conversation: %+v", v.Claude)
+	}
+}
+
+// A deleted transcript: the agent starts fresh, with the full briefing, and says so.
+func TestAgentFreshStartWhenTheTranscriptIsGone(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "forgetful")
+	v := e.waitTurn("forgetful", time.Time{})
+	e.MustCtx("agents", "pause", "forgetful")
+	if err := os.Remove(e.Transcript(v.Claude.SessionID, "")); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Reset()
+	e.Model.Script(Say("fresh", 20_000))
+	if out := e.MustCtx("agents", "resume", "forgetful"); !strings.Contains(out, "fresh conversation") {
+		t.Fatalf("resume did not say it started fresh: %s", out)
+	}
+	w := e.waitTurn("forgetful", time.Time{})
+	if w.Claude.SessionID == v.Claude.SessionID || !hasItem(w.Claude.PreviousSessionIDs, v.Claude.SessionID) {
+		t.Errorf("session ids after a fresh start: %+v", w.Claude)
+	}
+	if reqs := e.Model.Requests(KindMain); len(reqs) == 0 || !strings.Contains(reqs[0].Text(), "Resume project 01-checkout-redesign") {
+		t.Error("the fresh start lacks the full briefing")
+	}
+}
+
+// claude crashes: the agent shows as exited with its status, and resumes.
+func TestAgentCrashShowsExited(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "crashy")
+	v := e.waitTurn("crashy", time.Time{})
+	// SIGKILL to the pane's process: claude itself (env execs it).
+	cmd := exec.Command("tmux", "-L", "ctx", "list-panes", "-t", "="+v.Host.Session+":", "-F", "#{pane_pid}")
+	cmd.Env = e.environ(false)
+	out, err := cmd.Output()
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil {
+		t.Fatalf("pane pid: %v %v %q", err, perr, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "comm")); strings.TrimSpace(string(b)) != "claude" {
+		t.Fatalf("the pane runs %q, not claude", b)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	var w agentView
+	for time.Now().Before(deadline) {
+		if w = e.show("crashy"); w.State == "exited" {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// 137 (SIGKILL) when tmux saw the exit; -1 when the pty closed first (tmux 3.3a
+	// with a status line helper still running), never 0.
+	if w.State != "exited" || w.Exit == nil || (w.Exit.Status != 137 && w.Exit.Status != -1) {
+		t.Fatalf("after a crash: state %s, exit %+v", w.State, w.Exit)
+	}
+	e.Model.Script(Say("back", 20_000))
+	e.MustCtx("agents", "resume", "crashy")
+	e.waitTurn("crashy", time.Time{})
+}
+
+// A child that ignores SIGHUP and leaves the process group (an MCP server, a
+// background job) is gone after pause all the same: it carries the agent's marker.
+func TestAgentPauseEndsEscapedChildren(t *testing.T) {
+	e := agentsEnv(t)
+	// The person allows Bash for this workspace, as people do.
+	if err := os.WriteFile(filepath.Join(e.Workspace, ".claude", "settings.local.json"), []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Script(Call(20_000, Bash("setsid nohup sleep 600 >/dev/null 2>&1 &")), Say("spawned", 21_000))
+	// Claude Code's default mode, auto, needs the real service for its checks.
+	e.MustCtx("agents", "start", "1", "--name", "spawner", "--permission-mode", "default")
+	v := e.waitTurn("spawner", time.Time{})
+	before := agents.Marked(v.ID)
+	if len(before) < 2 {
+		t.Fatalf("the escaped child is not there: %v", before)
+	}
+	e.MustCtx("agents", "pause", "spawner")
+	if left := agents.Marked(v.ID); len(left) > 0 {
+		t.Errorf("processes left after pause: %v", left)
+	}
+}
+
+// A ctx killed at every step of a pause leaves a record the next command finishes:
+// paused, processes gone, checkpoint there.
+func TestAgentPauseSurvivesACrashAtEveryStep(t *testing.T) {
+	for _, step := range []string{"save", "checkpoint", "scrollback", "end", "record"} {
+		t.Run(step, func(t *testing.T) {
+			e := agentsEnv(t)
+			e.Model.Script(Say("ready", 20_000))
+			e.MustCtx("agents", "start", "1", "--name", "victim")
+			v := e.waitTurn("victim", time.Time{})
+			e.Vars["CTX_TEST_CRASH_AT"] = "pause:" + step
+			if _, _, code := e.Ctx("agents", "pause", "victim"); code == 0 {
+				t.Fatalf("the injected crash did not happen (exit %d)", code)
+			}
+			delete(e.Vars, "CTX_TEST_CRASH_AT")
+			w := e.show("victim")
+			if w.State != "paused" {
+				t.Fatalf("after a crash at %s the next look shows %s", step, w.State)
+			}
+			if left := agents.Marked(v.ID); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+			if w.Pause == nil || w.Pause.Git == nil || e.Git("show-ref", w.Pause.Git.Ref) == "" {
+				t.Errorf("no checkpoint after recovery: %+v", w.Pause)
+			}
+			e.Model.Script(Say("back", 20_000))
+			e.MustCtx("agents", "resume", "victim")
+			e.waitTurn("victim", time.Time{})
+		})
+	}
+}
+
+// Bad input: one line, the documented exit code, nothing changed.
+func TestAgentBadInput(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "solo")
+	e.waitTurn("solo", time.Time{})
+	cases := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"agents", "show", "nobody"}, 2},
+		{[]string{"agents", "pause", "nobody"}, 2},
+		{[]string{"agents", "resume", "solo"}, 2}, // running: nothing to resume
+		{[]string{"agents", "start", "99"}, 2},
+		{[]string{"agents", "send", "solo", "two\nlines"}, 1},
+		{[]string{"agents", "pause"}, 2},
+	}
+	for _, c := range cases {
+		_, stderr, code := e.Ctx(c.args...)
+		if code != c.code || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || !strings.HasPrefix(stderr, "ctx: ") {
+			t.Errorf("ctx %v: exit %d (want %d), stderr %q", c.args, code, c.code, stderr)
+		}
+	}
+	e.MustCtx("agents", "pause", "solo")
+	if _, _, code := e.Ctx("agents", "pause", "solo"); code != 2 {
+		t.Errorf("pausing a paused agent exited %d, want 2", code)
+	}
+	if _, _, code := e.Ctx("agents", "send", "solo", "hi"); code != 3 {
+		t.Errorf("send to a paused agent exited %d, want 3", code)
+	}
+}
+
+func hasItem(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,124 @@
+package hook
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// StatusLine is Claude Code's statusLine setting as a settings file holds it.
+type StatusLine struct {
+	Command string // "" when the setting is absent or not a command
+	Present bool   // the file has a statusLine key
+}
+
+// ReadStatusLine returns the statusLine setting of a settings file's content.
+func ReadStatusLine(in []byte) (StatusLine, error) {
+	doc, err := parseSettingsDoc(in)
+	if err != nil {
+		return StatusLine{}, err
+	}
+	raw, ok := doc.top.get(keyStatusLine)
+	if !ok {
+		return StatusLine{}, nil
+	}
+	var v struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return StatusLine{Command: v.Command, Present: true}, nil
+}
+
+const keyStatusLine = "statusLine"
+
+// StatusLineCommand returns the statusLine command that runs `ctx statusline`, chaining
+// to chained (the person's own status-line command, "" for none). Like HookCommand it
+// is quiet where ctx is absent, and there the person's own command still runs:
+//
+//	command -v ctx >/dev/null 2>&1 || exit 0; exec ctx statusline
+//	if command -v ctx >/dev/null 2>&1; then exec ctx statusline -- 'CMD' ; else exec sh -c 'CMD' ; fi
+func StatusLineCommand(ctxBin, chained string) string {
+	bin := "ctx"
+	if ctxBin != "" {
+		bin = quoteCtxBin(ctxBin)
+	}
+	if chained == "" {
+		return "command -v " + bin + " >/dev/null 2>&1 || exit 0; exec " + bin + " statusline"
+	}
+	q := shellQuote(chained)
+	return "if command -v " + bin + " >/dev/null 2>&1; then exec " + bin + " statusline -- " + q + " ; else exec sh -c " + q + " ; fi"
+}
+
+// CtxStatusLine reports whether a statusLine command runs ctx's, and the command it
+// chains to ("" for none).
+func CtxStatusLine(command string) (isCtx bool, chained string) {
+	words := ctxCommandWords(command)
+	for i := 0; i+1 < len(words); i++ {
+		if isCtxBinary(words[i]) && words[i+1] == "statusline" {
+			if i+3 < len(words) && words[i+2] == "--" {
+				chained = words[i+3]
+			}
+			return true, chained
+		}
+	}
+	return false, ""
+}
+
+// shellQuote quotes s as one word for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// MergeStatusLine returns the settings with statusLine set to run command, keeping the
+// setting's other keys (padding) and every other byte of the file. changed is false
+// when the setting already runs it.
+func MergeStatusLine(in []byte, command string) (out []byte, changed bool, err error) {
+	doc, err := parseSettingsDoc(in)
+	if err != nil {
+		return nil, false, err
+	}
+	layout := doc.layout()
+	obj := settingsObject{}
+	index := -1
+	for i, m := range doc.top {
+		if m.key == keyStatusLine {
+			index = i
+		}
+	}
+	if index >= 0 {
+		var ok bool
+		if obj, ok = parseSettingsObject(doc.top[index].value); !ok {
+			return nil, false, settingsInvalid(`"statusLine" is %s, not an object`, settingsJSONKind(doc.top[index].value))
+		}
+	}
+	before := obj.encode(compactSettingsLayout, depthHooks)
+	obj.set("type", encodeSettingsString("command"))
+	obj.set("command", encodeSettingsString(command))
+	if sameSettingsJSON(before, obj.encode(compactSettingsLayout, depthHooks)) {
+		return in, false, nil
+	}
+	value := string(obj.encode(layout, depthHooks))
+	switch {
+	case index >= 0:
+		span := doc.spans[index]
+		return spliceSettings(doc.in, span[0], span[1], value), true, nil
+	case len(doc.top) == 0 && doc.open < 0:
+		return []byte("{\n" + layout.unit + `"statusLine": ` + value + "\n}\n"), true, nil
+	case len(doc.top) == 0:
+		return spliceSettings(doc.in, doc.open, doc.close, "{\n"+layout.unit+`"statusLine": `+value+"\n}"), true, nil
+	}
+	end := doc.spans[len(doc.spans)-1][1]
+	if layout.compact {
+		return spliceSettings(doc.in, end, end, `,"statusLine":`+value), true, nil
+	}
+	return spliceSettings(doc.in, end, end, ",\n"+layout.unit+`"statusLine": `+value), true, nil
+}
+
+// WriteStatusLine sets the statusLine of the settings file at path to command, as
+// WriteSettings writes hooks: under a lock, atomically, keeping the previous file as
+// path+SettingsBackupSuffix (unless keepBackup: a write just before, in the same run,
+// made the backup of the person's file, or there was no file), through a symlink,
+// refusing a file that is not valid JSON.
+func WriteStatusLine(path, command string, dryRun, keepBackup bool) (changed bool, backup string, err error) {
+	return writeSettingsFile(path, func(old []byte) ([]byte, bool, error) { return MergeStatusLine(old, command) }, dryRun, keepBackup)
+}

@@ -1,0 +1,61 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/ctxtools/ctx/loader"
+)
+
+// fileOwner is what a save keeps of the file it replaces: its mode, owner and group.
+type fileOwner struct {
+	mode     os.FileMode
+	uid, gid int
+	known    bool
+}
+
+// ErrReadOnly marks a save point its owner made read-only: ctx never replaces it.
+var ErrReadOnly = errors.New("read-only")
+
+// writable checks that the save point at path may be replaced and returns what the
+// replacement must keep. A file without write permission is refused: a rename would
+// replace it anyway, against its owner's wish.
+func writable(ws *loader.Workspace, path string) (fileOwner, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fileOwner{mode: 0o644}, nil
+	}
+	if err != nil {
+		return fileOwner{}, fmt.Errorf("%s: %w", ws.Rel(path), err)
+	}
+	o := fileOwner{mode: fi.Mode().Perm()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		o.uid, o.gid, o.known = int(st.Uid), int(st.Gid), true
+	}
+	if o.mode&0o200 == 0 || syscall.Access(path, 2 /* W_OK */) != nil {
+		return fileOwner{}, fmt.Errorf("%s: %w; not written (make it writable, e.g. chmod u+w, to let ctx save): %w", ws.Rel(path), ErrReadOnly, ErrNotWritten)
+	}
+	return o, nil
+}
+
+// restore gives the new file at path the owner and group of the one it replaced (the
+// rename made it the saving user's). It returns a note when that is not possible.
+func (o fileOwner) restore(path string) string {
+	if !o.known {
+		return ""
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || (int(st.Uid) == o.uid && int(st.Gid) == o.gid) {
+		return ""
+	}
+	if err := os.Chown(path, o.uid, o.gid); err != nil {
+		return fmt.Sprintf("owner could not be kept (%d:%d): %v", o.uid, o.gid, errors.Unwrap(err))
+	}
+	return ""
+}

@@ -84,6 +84,13 @@ func (a *Agents) launch(rec *Record, args []string) error {
 	}
 	env[EnvAgentID] = rec.ID
 	env["CTX_WORKSPACE"] = a.Store.WS.Root
+	// ctx's PermissionRequest hook answers for an agent started with --auto-approve
+	// (docs/guard.md); the PreToolUse guard refuses what it refuses either way.
+	if rec.Claude.AutoApprove {
+		env["CTX_AUTO_APPROVE"] = "1"
+	} else {
+		delete(env, "CTX_AUTO_APPROVE")
+	}
 	argv := []string{"env"}
 	for _, v := range identityVars {
 		if v != EnvAgentID {

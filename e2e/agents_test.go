@@ -355,3 +355,25 @@ func hasItem(list []string, s string) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// An agent started with --auto-approve gets its Bash permission requests answered by
+// ctx's guard: a harmless command runs with no one at the keyboard, and the decision
+// is in the audit log.
+func TestAgentAutoApprove(t *testing.T) {
+	e := agentsEnv(t)
+	marker := filepath.Join(e.Workspace, "approved-by-ctx.txt")
+	e.Model.Script(Call(20_000, Bash("touch "+marker)), Say("touched", 21_000))
+	e.MustCtx("agents", "start", "1", "--name", "auto", "--auto-approve", "--permission-mode", "default")
+	e.waitTurn("auto", time.Time{})
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.Workspace, ".ctx", "state", "audit", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Fatal("no audit log")
+	}
+	b, _ := os.ReadFile(logs[0])
+	if !strings.Contains(string(b), `"allow"`) {
+		t.Errorf("the audit log lacks the allow decision:\n%s", b)
+	}
+}

@@ -62,6 +62,7 @@ no workspace, a malformed file).`,
 		newStatusLineCmd(app),
 		newJournalCmd(app),
 		newAgentsCmd(app),
+		newServeCmd(app),
 		newVersionCmd(app),
 	)
 	return cmd

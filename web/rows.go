@@ -1,0 +1,113 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctxtools/ctx/agents"
+)
+
+// Row is an agent as the Agents page shows it, and the data of its events: the page's
+// script redraws a row from it alone. Every string in it is agent data, so it is only
+// ever rendered escaped (html/template, or textContent in the script).
+type Row struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Project    string    `json:"project"`
+	State      string    `json:"state"`
+	Group      string    `json:"group"`
+	Label      string    `json:"label"` // state, and the activity of an active agent
+	Activity   string    `json:"activity"`
+	Detail     string    `json:"detail,omitempty"`
+	Tool       string    `json:"tool,omitempty"`
+	Summary    string    `json:"summary"`
+	Since      time.Time `json:"since"`
+	ActivityAt time.Time `json:"activity_at"`
+	RSSKB      int64     `json:"rss_kb"`
+	FreedKB    int64     `json:"freed_kb"`
+	Branch     string    `json:"branch,omitempty"`
+	Dirty      int       `json:"dirty"`
+	LastError  string    `json:"last_error,omitempty"`
+	Busy       string    `json:"busy,omitempty"` // an operation this server runs on it
+	CanPause   bool      `json:"can_pause"`
+	CanResume  bool      `json:"can_resume"`
+}
+
+// The groups of the Agents page, in the order shown.
+var groups = []struct{ Key, Title string }{
+	{"needs_input", "Needs input"},
+	{"working", "Working"},
+	{"idle", "Idle"},
+	{"paused", "Paused"},
+	{"gone", "Exited and lost"},
+	{"failed", "Failed"},
+}
+
+func rowOf(v agents.View) Row {
+	r := Row{ID: v.ID, Name: v.Name, Project: v.Project, State: string(v.State), Activity: v.Activity.Activity,
+		Detail: v.Activity.Detail, Tool: v.Activity.Tool, Summary: v.Activity.Summary, Since: v.StateSince,
+		ActivityAt: v.Activity.At, RSSKB: v.RSSKB, LastError: v.LastError,
+		CanPause: v.State == agents.Active && v.Op == nil, CanResume: v.State.Resumable() && v.Op == nil}
+	if v.Pause != nil {
+		r.FreedKB = v.Pause.RSSFreedKB
+		if g := v.Pause.Git; g != nil {
+			r.Branch, r.Dirty = g.Branch, len(g.Dirty)
+		}
+	}
+	r.Label = r.State
+	switch v.State {
+	case agents.Active:
+		switch r.Activity {
+		case "needs_input":
+			r.Group, r.Label = "needs_input", "needs input"
+			if r.Detail != "" {
+				r.Label += " (" + r.Detail + ")"
+			}
+		case "working", "compacting":
+			r.Group, r.Label = "working", r.Activity
+		case "", "idle":
+			r.Group, r.Label = "idle", "idle"
+		default:
+			r.Group, r.Label = "idle", strings.ReplaceAll(r.Activity, "_", " ")
+		}
+	case agents.Starting, agents.Pausing, agents.Resuming:
+		r.Group, r.Label = "working", r.State+"…"
+	case agents.Paused:
+		r.Group = "paused"
+	case agents.Exited, agents.Lost:
+		r.Group = "gone"
+	default:
+		r.Group = "failed"
+	}
+	if r.Summary == "" && r.Tool != "" {
+		r.Summary = r.Tool
+	}
+	return r
+}
+
+// Memory is the row's memory column: what the agent holds, or what its pause freed.
+func (r Row) Memory() string {
+	switch {
+	case r.RSSKB > 0:
+		return fmt.Sprintf("%d MB", r.RSSKB/1024)
+	case r.State == string(agents.Paused) && r.FreedKB > 0:
+		return fmt.Sprintf("freed %d MB", r.FreedKB/1024)
+	}
+	return "–"
+}
+
+// For is how long the agent has been in its state, as "3m".
+func (r Row) For() string { return ago(time.Since(r.Since)) }
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

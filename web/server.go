@@ -1,0 +1,270 @@
+// Package web is ctx's local dashboard (`ctx serve`): server-rendered pages, a JSON API
+// with the shapes of `ctx agents --json`, and Server-Sent Events, over the same agent
+// records the CLI writes. The server only renders, streams and calls the agents
+// package: starting, stopping or crashing it changes nothing for any agent.
+//
+// It can start processes and type into agents, so every request passes, in this order,
+// the Host allowlist, the token, the Origin check and the security headers (Handler).
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
+)
+
+// DefaultAddr is where `ctx serve` listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:7177"
+
+// Options configure a Server.
+type Options struct {
+	// Addr is a loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT); the
+	// server listens on 127.0.0.1 and, when the machine has it, ::1, on that port.
+	// Port 0 picks a free port.
+	Addr string
+	// Listen is another address (a LAN or tailnet one); it needs AllowRemote.
+	Listen      string
+	AllowRemote bool
+	// Poll is how often the records and status files are read (default 1 s); every
+	// second poll also asks tmux for liveness and reads memory.
+	Poll time.Duration
+	// Heartbeat is the interval of the event stream's comment line (default 15 s).
+	Heartbeat time.Duration
+	// PauseWait bounds how long a pause from the page waits for a working agent.
+	PauseWait time.Duration
+}
+
+// Server is one dashboard for one workspace.
+type Server struct {
+	ws     *loader.Workspace
+	agents *agents.Agents
+	opts   Options
+	token  string
+	csrf   string
+	hub    *hub
+	pages  *pages
+	poke   chan struct{}
+
+	listeners []net.Listener
+	port      int
+	hosts     map[string]bool // the Host values served: 127.0.0.1:P, [::1]:P, localhost:P, --listen
+
+	// ops are the pauses and resumes the API started: they finish on their own time,
+	// and Shutdown waits for them.
+	opsCtx    context.Context
+	opsCancel context.CancelFunc
+	ops       sync.WaitGroup
+	opMu      sync.Mutex
+	inFlight  map[string]string // agent id → op
+}
+
+// New makes a server for the workspace's agents. Nothing listens until Listen.
+func New(ws *loader.Workspace, a *agents.Agents, o Options) (*Server, error) {
+	if o.Addr == "" {
+		o.Addr = DefaultAddr
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	if o.PauseWait <= 0 {
+		o.PauseWait = 30 * time.Second
+	}
+	if o.Listen != "" && !o.AllowRemote {
+		return nil, fmt.Errorf("--listen %s: the dashboard can start programs on this machine; confirm with --allow-remote (the token still applies)", o.Listen)
+	}
+	token, err := randomHex(32)
+	if err != nil {
+		return nil, err
+	}
+	csrf, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPages()
+	if err != nil {
+		return nil, err
+	}
+	boot, err := randomHex(4)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{ws: ws, agents: a, opts: o, token: token, csrf: csrf, hub: newHub(boot), pages: p,
+		poke: make(chan struct{}, 1), inFlight: map[string]string{}}
+	s.opsCtx, s.opsCancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Token is this start's secret: 256 random bits, hex.
+func (s *Server) Token() string { return s.token }
+
+// URL is the server's base URL on 127.0.0.1.
+func (s *Server) URL() string { return "http://127.0.0.1:" + strconv.Itoa(s.port) }
+
+// LoginURL is the one URL that carries the token: it sets the cookie and redirects.
+func (s *Server) LoginURL() string { return s.URL() + "/login?t=" + s.token }
+
+// Addrs are the addresses listened on.
+func (s *Server) Addrs() []string {
+	var out []string
+	for _, l := range s.listeners {
+		out = append(out, l.Addr().String())
+	}
+	return out
+}
+
+// Listen binds the loopback listeners (and --listen's), and fixes the Host allowlist
+// to the port they got.
+func (s *Server) Listen() error {
+	host, port, err := net.SplitHostPort(s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", s.opts.Addr, err)
+	}
+	if host != "127.0.0.1" && host != "::1" && host != "localhost" {
+		return fmt.Errorf("--addr %s: only a loopback address (127.0.0.1, ::1, localhost); another address needs --listen ADDR --allow-remote", s.opts.Addr)
+	}
+	l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	s.listeners = append(s.listeners, l4)
+	s.port = l4.Addr().(*net.TCPAddr).Port
+	p := strconv.Itoa(s.port)
+	// ::1 is optional: a machine (or container) without IPv6 has only 127.0.0.1.
+	if l6, err := net.Listen("tcp6", net.JoinHostPort("::1", p)); err == nil {
+		s.listeners = append(s.listeners, l6)
+	}
+	s.hosts = map[string]bool{"127.0.0.1:" + p: true, "[::1]:" + p: true, "localhost:" + p: true}
+	if s.opts.Listen != "" {
+		l, err := net.Listen("tcp", s.opts.Listen)
+		if err != nil {
+			s.closeListeners()
+			return fmt.Errorf("--listen %s: %w", s.opts.Listen, err)
+		}
+		s.listeners = append(s.listeners, l)
+		h, _, _ := net.SplitHostPort(s.opts.Listen)
+		s.hosts[net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))] = true
+	}
+	return nil
+}
+
+func (s *Server) closeListeners() {
+	for _, l := range s.listeners {
+		_ = l.Close()
+	}
+}
+
+// Run serves until ctx ends, then stops everything it started: the listeners, the
+// event streams, the watcher, and (waiting up to grace) the operations in flight.
+// Listen must have been called.
+func (s *Server) Run(ctx context.Context, grace time.Duration) error {
+	if len(s.listeners) == 0 {
+		return errors.New("serve: not listening")
+	}
+	// Request contexts derive from base: cancelling it ends the event streams, which
+	// http.Server.Shutdown alone would wait for forever.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	s.refresh(true) // the first snapshot exists before the first request
+	var wg sync.WaitGroup
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	wg.Go(func() { s.watch(watchCtx) })
+	errs := make(chan error, len(s.listeners))
+	for _, l := range s.listeners {
+		wg.Go(func() {
+			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- err
+			}
+		})
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+	}
+	cancelBase()
+	stopWatch()
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	s.stopOps(sctx)
+	wg.Wait()
+	return runErr
+}
+
+// stopOps ends the operations the API started: no new ones are accepted, and those in
+// flight are waited for until ctx ends. One still running then is left to the next
+// command that looks at the agent, which finishes or rolls it back (docs/agents.md).
+func (s *Server) stopOps(ctx context.Context) {
+	s.opsCancel()
+	done := make(chan struct{})
+	go func() { s.ops.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Info is serve.json: how a script finds the running server and its token.
+type Info struct {
+	Addr      string    `json:"addr"`
+	Addrs     []string  `json:"addrs"`
+	URL       string    `json:"url"`
+	PID       int       `json:"pid"`
+	Token     string    `json:"token"`
+	Workspace string    `json:"workspace"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// WriteInfo writes serve.json (mode 0600) into dir, ctx's private runtime folder, and
+// returns its path.
+func (s *Server) WriteInfo(dir string) (string, error) {
+	info := Info{Addr: s.Addrs()[0], Addrs: s.Addrs(), URL: s.URL(), PID: os.Getpid(), Token: s.token,
+		Workspace: s.ws.Root, StartedAt: time.Now().UTC()}
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "serve.json")
+	return path, durable.ReplaceFile(path, append(b, '\n'), 0o600)
+}
+
+// RemoveInfo deletes serve.json if it is still this process's.
+func RemoveInfo(path string) {
+	var info Info
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &info) == nil && info.PID == os.Getpid() {
+		_ = os.Remove(path)
+	}
+}

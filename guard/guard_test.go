@@ -572,6 +572,21 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
+func longCompound() string {
+	steps := []string{
+		`cd web && npm ci --no-audit`, `npm run build 2>&1 | tail -n 40`,
+		`find . -name '*.pyc' -delete`, `git status --short | head -20`,
+		`go test ./... -run 'TestSave|TestLoad' -count=1`, `grep -rn "TODO" src/ | wc -l`,
+		`for f in migrations/*.sql; do psql -d app -f "$f" || exit 1; done`,
+		`docker compose ps --format json | jq -r '.[].Name'`,
+	}
+	var parts []string
+	for i := 0; len(parts) < 40; i++ {
+		parts = append(parts, steps[i%len(steps)])
+	}
+	return strings.Join(parts, " && ")
+}
+
 func BenchmarkCheck(b *testing.B) {
 	r := newRules(b, Config{Deny: []DenyRule{{Pattern: "terraform destroy"}}}, testEnv())
 	for _, bc := range []struct{ name, command string }{
@@ -579,6 +594,9 @@ func BenchmarkCheck(b *testing.B) {
 		{"typical", `cd web && npm ci && npm run build 2>&1 | tail -n 50`},
 		{"denied", `sudo rm -rf --preserve-root ~/`},
 		{"nested", `bash -c "for f in *.sql; do psql -c \"\$(cat \$f)\"; done" && git push origin feature`},
+		// A long compound command as agents write them: 40 steps of builds, tests,
+		// finds, git and pipes, about 3 KB.
+		{"long-compound", longCompound()},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {

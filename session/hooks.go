@@ -73,7 +73,7 @@ func OnPrompt(ws *loader.Workspace, in Prompt) ([]string, error) {
 		SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Client: in.Client, Paused: in.Paused, Now: in.Now,
 	})
 	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
-	if err := j.Append(in.Now, LineUserMessage, percentOf(u), map[string]string{"prompt": clip(in.Prompt, promptKept)}); err != nil {
+	if err := j.Append(in.Now, LineUserMessage, percentOf(u), promptData(ws, in.Prompt)); err != nil {
 		return nil, errors.Join(uerr, err)
 	}
 	return out, uerr

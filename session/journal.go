@@ -120,7 +120,7 @@ func (j *Journal) Start(now time.Time, pct *float64, data any) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("start journal: %w", err)
 	}
-	if err := durable.MkdirAll(j.Dir, 0o755); err != nil {
+	if err := ensureSessionsDir(j.Dir); err != nil {
 		return false, fmt.Errorf("start journal: %w", err)
 	}
 	path := j.Path()

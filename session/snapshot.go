@@ -129,7 +129,7 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	if snap == nil {
 		return "", errors.New("write snapshot: no snapshot given")
 	}
-	if err := durable.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := ensureSessionsDir(s.Dir); err != nil {
 		return "", fmt.Errorf("write snapshot: %w", err)
 	}
 	latest := filepath.Join(s.Dir, LatestFile)

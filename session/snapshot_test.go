@@ -381,7 +381,7 @@ func checkSet(t *testing.T, s Snapshots, ids []string, n int) {
 	for _, e := range entries {
 		name := e.Name()
 		switch {
-		case name == LatestFile, name == LatestFile+".lock":
+		case name == LatestFile, name == LatestFile+".lock", name == ".gitignore":
 		case strings.HasPrefix(name, "session-"):
 			sessionFiles++
 			id := name[:strings.LastIndex(name, ".")]

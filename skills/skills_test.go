@@ -412,3 +412,57 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+func TestUninstall(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Install(dir, false, false); err != nil {
+		t.Fatal(err)
+	}
+	all, err := All()
+	if err != nil || len(all) < 2 {
+		t.Fatalf("skills: %d, %v", len(all), err)
+	}
+	edited, extra := all[0].Name, all[1].Name
+	writeFile(t, filepath.Join(dir, edited, FileName), []byte("mine\n"))
+	writeFile(t, filepath.Join(dir, extra, "notes.md"), []byte("mine too\n"))
+
+	before := snapshot(t, dir)
+	results, err := Uninstall(dir, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, dir); !equalMaps(got, before) {
+		t.Error("a dry run changed the folder")
+	}
+	want := allWith(t, ActionRemoved, map[string]string{edited: ActionKept})
+	if got := actions(t)(results, nil); !equalMaps(got, want) {
+		t.Errorf("dry run: %v, want %v", got, want)
+	}
+
+	if results, err = Uninstall(dir, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(t)(results, nil); !equalMaps(got, want) {
+		t.Errorf("uninstall: %v, want %v", got, want)
+	}
+	if got := string(readFile(t, filepath.Join(dir, edited, FileName))); got != "mine\n" {
+		t.Errorf("edited skill = %q", got)
+	}
+	if got := string(readFile(t, filepath.Join(dir, extra, "notes.md"))); got != "mine too\n" {
+		t.Errorf("own file = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, extra, FileName)); !os.IsNotExist(err) {
+		t.Errorf("skill file left: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, all[2].Name)); !os.IsNotExist(err) {
+		t.Errorf("emptied skill folder left: %v", err)
+	}
+
+	if results, err = Uninstall(dir, true, false); err != nil {
+		t.Fatal(err)
+	}
+	want = allWith(t, ActionAbsent, map[string]string{edited: ActionRemoved})
+	if got := actions(t)(results, nil); !equalMaps(got, want) {
+		t.Errorf("forced: %v, want %v", got, want)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxtools/ctx/hook"
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
 )
 
@@ -23,6 +24,9 @@ type initOptions struct {
 	DryRun bool
 	// StatusLine wraps the person's own status line with `ctx statusline`.
 	StatusLine bool
+	// Uninstall removes what init installed instead (ctx uninstall).
+	Uninstall bool
+	Purge     bool
 }
 
 func newInitCmd(app *App, runF func(*initOptions) error) *cobra.Command {
@@ -54,11 +58,13 @@ of the window only Claude Code knows for sure). Your own statusLine is never
 replaced: --statusline wraps it, so it still shows, unchanged.
 
 Skills go into .claude/skills/<name>/SKILL.md; a skill file you changed is kept
-unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
+unless --force. The workspace gets a .ctx/ folder whose state/ and sessions/
+are git-ignored. ctx uninstall (or init --uninstall) takes it all out again.`,
 		Example: `  ctx init
   ctx init --dry-run
   ctx init --local
-  ctx init --global`,
+  ctx init --global
+  ctx init --uninstall      # the same as ctx uninstall`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Global && opts.Local {
@@ -67,6 +73,12 @@ unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 			if runF != nil {
 				return runF(opts)
 			}
+			if opts.Uninstall {
+				return runUninstall(&uninstallOptions{App: opts.App, Global: opts.Global, Local: opts.Local, Force: opts.Force, Purge: opts.Purge, DryRun: opts.DryRun})
+			}
+			if opts.Purge {
+				return inputError(errors.New("init: --purge goes with --uninstall"))
+			}
 			return runInit(opts)
 		},
 	}
@@ -74,6 +86,8 @@ unless --force. The workspace gets a .ctx/ folder whose state/ is git-ignored.`,
 	cmd.Flags().BoolVar(&opts.Local, "local", false, "register in the workspace's .claude/settings.local.json (yours, not committed)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace skill files you changed; register even where another settings level has ctx's hooks")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would change, change nothing")
+	cmd.Flags().BoolVar(&opts.Uninstall, "uninstall", false, "remove what init installed instead: the same as `ctx uninstall`")
+	cmd.Flags().BoolVar(&opts.Purge, "purge", false, "with --uninstall, also delete the workspace's .ctx/ folder")
 	cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "wrap your own status line with `ctx statusline`, which records the real context window")
 	return cmd
 }
@@ -196,6 +210,15 @@ func runInit(opts *initOptions) error {
 				}
 			}
 			fmt.Fprintf(w, "workspace %screate %s (state/ is git-ignored)\n", prefix, filepath.Join(root, loader.StateDir))
+		}
+		sessions := filepath.Join(root, loader.StateDir, "sessions")
+		if _, err := os.Lstat(filepath.Join(sessions, ".gitignore")); errors.Is(err, os.ErrNotExist) {
+			if !opts.DryRun {
+				if _, err := session.EnsureSessionsDir(sessions); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(w, "workspace %skeep %s out of git (snapshots quote prompts; see .gitignore there)\n", prefix, sessions)
 		}
 	}
 	if !opts.DryRun {

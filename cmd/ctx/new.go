@@ -28,7 +28,7 @@ func newNewCmd(app *App, runF func(*newOptions) error) *cobra.Command {
 (overview, plan, steps) and its _resume.md save point, all from templates.
 A workspace overrides any template in .ctx/templates/.`,
 		Example: `  ctx new "Checkout redesign"
-  ctx new "Search relevance" --status PLANNING --description "better ranking for product search"`,
+  ctx new "Gift cards" --status PLANNING --description "sell and redeem gift cards at checkout"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]

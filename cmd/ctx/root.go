@@ -13,6 +13,9 @@ func newRootCmd(app *App) *cobra.Command {
 _resume.md save point; at session start, ctx tells the agent where work stopped,
 what is left, and what to read first, in order.
 
+Three "resume"s: ctx --resume (ctx load) loads a project where work stopped;
+ctx resume un-pauses this session's nudges; ctx agents resume restarts an agent.
+
 Exit codes: 0 ok, 1 failure, 2 bad input (usage, an unknown or ambiguous project,
 no workspace, a malformed file).`,
 		Example: `  # At session start (what agents run): load project 1 and where it stopped
@@ -52,10 +55,12 @@ no workspace, a malformed file).`,
 		newCloseCmd(app, nil),
 		newShowCmd(app, nil),
 		newSessionsCmd(app),
+		newTemplatesCmd(app),
 		newPauseCmd(app, false),
 		newResumeCmd(app, false),
 		newSystemCmd(app),
 		newInitCmd(app, nil),
+		newUninstallCmd(app, nil),
 		newDoctorCmd(app),
 		newGuardCmd(app),
 		newUsageCmd(app),
@@ -65,5 +70,7 @@ no workspace, a malformed file).`,
 		newServeCmd(app),
 		newVersionCmd(app),
 	)
+	addVersionFlag(cmd)
+	rejectUnknownSubcommands(cmd)
 	return cmd
 }

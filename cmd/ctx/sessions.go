@@ -21,10 +21,11 @@ func newSessionsCmd(app *App) *cobra.Command {
 		Long: `Every save, close and automatic save writes a snapshot set to .ctx/sessions/:
 session-<stamp>.json, .yaml and .md, and LATEST-SESSION.txt naming the newest.`,
 		Example: `  ctx sessions list
-  ctx sessions show latest`,
+  ctx sessions show latest
+  ctx sessions prune --keep 20`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newSessionsListCmd(app, nil), newSessionsShowCmd(app, nil))
+	cmd.AddCommand(newSessionsListCmd(app, nil), newSessionsShowCmd(app, nil), newSessionsPruneCmd(app, nil))
 	return cmd
 }
 

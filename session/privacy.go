@@ -1,0 +1,67 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/loader"
+)
+
+// sessionsIgnore is the .gitignore ctx writes in a new .ctx/sessions folder: snapshot
+// sets and journals hold prompts, replies and file names, which are not for a
+// repository unless the person decides so (an emptied file is left as it is).
+const sessionsIgnore = "# ctx: snapshot sets and journals (they quote prompts and replies) stay out of git.\n# Empty this file to commit them; ctx does not write it again.\n*\n"
+
+// SessionsConfig is the sessions: section of .ctx/config.yaml.
+type SessionsConfig struct {
+	// CapturePrompts false keeps the wind-down journal from recording prompt text
+	// (only that a prompt came, and its length). Unset means true.
+	CapturePrompts *bool `yaml:"capture_prompts"`
+}
+
+// EnsureSessionsDir creates a sessions folder (.ctx/sessions), and, when no
+// .gitignore is there yet, the one that keeps it out of git. It reports whether it
+// wrote the .gitignore.
+func EnsureSessionsDir(dir string) (wroteIgnore bool, err error) {
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil // another process wrote it first
+	}
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", ignore, err)
+	}
+	_, werr := f.WriteString(sessionsIgnore)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return false, fmt.Errorf("write %s: %w", ignore, err)
+	}
+	return true, nil
+}
+
+// ensureSessionsDir is EnsureSessionsDir for the writers of the folder, which only
+// need it to exist.
+func ensureSessionsDir(dir string) error {
+	_, err := EnsureSessionsDir(dir)
+	return err
+}
+
+// promptData is what the journal keeps of a prompt: its first promptKept characters,
+// or, with sessions.capture_prompts: false (or a sessions: section ctx cannot read,
+// the private side), only its length.
+func promptData(ws *loader.Workspace, prompt string) map[string]any {
+	var cfg SessionsConfig
+	if err := ws.ConfigSection("sessions", &cfg); err != nil || (cfg.CapturePrompts != nil && !*cfg.CapturePrompts) {
+		return map[string]any{"prompt": "(prompt not kept)", "prompt_chars": len([]rune(prompt))}
+	}
+	return map[string]any{"prompt": clip(prompt, promptKept)}
+}

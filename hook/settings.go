@@ -608,20 +608,24 @@ func ctxSystemSubcommand(command string) (string, bool) {
 	return sub, ok
 }
 
-// ctxHookCommand reads a hook command in any form ctx has written: `BIN system SUB`, and
+// ctxHookCommand reads a hook command in any form ctx has written: `BIN system SUB`,
+// where BIN's base name is ctx (a bare "ctx", or a path, quoted or not), and
 // HookCommand's `command -v BIN >/dev/null 2>&1 || exit 0; exec BIN system SUB`, where
-// BIN's base name is ctx (a bare "ctx", or a path, quoted or not). It returns BIN
-// unquoted and SUB ("" when the command stops after "system"); ok is false for any
-// other command, which then belongs to the user and is never touched.
+// BIN may have any name as long as both words name the same binary (a renamed ctx
+// that --local registered by its path). It returns BIN unquoted and SUB ("" when the
+// command stops after "system"); ok is false for any other command, which then
+// belongs to the user and is never touched.
 func ctxHookCommand(command string) (bin, sub string, ok bool) {
 	words := ctxCommandWords(command)
-	if rest, guarded := cutCtxGuard(words); guarded {
-		words = rest
-		if len(words) > 0 && words[0] == "exec" {
-			words = words[1:]
+	if guardBin, rest, guarded := cutCtxGuard(words); guarded {
+		if len(rest) > 0 && rest[0] == "exec" {
+			rest = rest[1:]
 		}
-	}
-	if len(words) < 2 || words[1] != "system" || !isCtxBinary(words[0]) {
+		if len(rest) < 2 || rest[0] != guardBin || rest[1] != "system" {
+			return "", "", false
+		}
+		words = rest
+	} else if len(words) < 2 || words[1] != "system" || !isCtxBinary(words[0]) {
 		return "", "", false
 	}
 	if len(words) > 2 {
@@ -630,12 +634,12 @@ func ctxHookCommand(command string) (bin, sub string, ok bool) {
 	return words[0], sub, true
 }
 
-// cutCtxGuard returns what follows the guard HookCommand puts first,
+// cutCtxGuard returns the binary HookCommand's guard tests and what follows the guard,
 // `command -v BIN >/dev/null 2>&1 || exit 0;` (redirections in any POSIX spelling),
 // when words begin with it.
-func cutCtxGuard(words []string) ([]string, bool) {
-	if len(words) < 3 || words[0] != "command" || words[1] != "-v" || !isCtxBinary(words[2]) {
-		return nil, false
+func cutCtxGuard(words []string) (bin string, rest []string, ok bool) {
+	if len(words) < 3 || words[0] != "command" || words[1] != "-v" {
+		return "", nil, false
 	}
 	i := 3
 	for i < len(words) {
@@ -649,15 +653,15 @@ func cutCtxGuard(words []string) ([]string, bool) {
 		}
 	}
 	if i+2 >= len(words) || words[i] != "||" || words[i+1] != "exit" {
-		return nil, false
+		return "", nil, false
 	}
 	switch {
 	case words[i+2] == "0;":
-		return words[i+3:], true
+		return words[2], words[i+3:], true
 	case words[i+2] == "0" && i+3 < len(words) && words[i+3] == ";":
-		return words[i+4:], true
+		return words[2], words[i+4:], true
 	}
-	return nil, false
+	return "", nil, false
 }
 
 // shellRedirection matches a word that redirects output, e.g. ">/dev/null" or "2>&1";

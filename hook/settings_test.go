@@ -114,6 +114,11 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"command -v ctx > /dev/null 2>&1 || exit 0 ; ctx system stop", "stop", true},
 		{"command -v ctx >/dev/null || exit 0; exec ctx system stop --fast", "stop", true},
 		{"command -v ctx &>/dev/null || exit 0; exec ctx system", "", true},
+		// A renamed ctx that init --local named by its path: the guard and the exec
+		// name the same binary.
+		{guarded("/home/me/bin/ctx-dev", "stop"), "stop", true},
+		{guarded("'/a b/my ctx'", "session-start"), "session-start", true},
+		{"command -v /x/ctx-dev >/dev/null 2>&1 || exit 0; exec /y/ctx-dev system stop", "", false},
 		// Look-alikes that are the user's.
 		{"command -v ctx >/dev/null 2>&1 || exit 1; exec ctx system stop", "", false},
 		{"command -v jq >/dev/null 2>&1 || exit 0; exec ctx system stop", "", false},
@@ -1005,5 +1010,28 @@ func TestInstalledBinaries(t *testing.T) {
 	}
 	if _, err := InstalledBinaries([]byte("{")); err == nil {
 		t.Errorf("invalid JSON accepted")
+	}
+}
+
+// TestCtxStatusLine: StatusLineCommand's output is recognised as ctx's for every binary
+// it may name, with the command it chains to; other status lines are the person's.
+func TestCtxStatusLine(t *testing.T) {
+	for _, bin := range []string{"", "/usr/local/bin/ctx", "/home/me/bin/ctx-dev", "/a b/my ctx"} {
+		for _, chained := range []string{"", "my-line --short", "echo 'it''s'"} {
+			cmd := StatusLineCommand(bin, chained)
+			isCtx, got := CtxStatusLine(cmd)
+			if !isCtx || got != chained {
+				t.Errorf("CtxStatusLine(%q) = %v, %q; want true, %q", cmd, isCtx, got, chained)
+			}
+		}
+	}
+	for _, cmd := range []string{
+		"my-line --short",
+		"echo ctx statusline",
+		"command -v jq >/dev/null 2>&1 || exit 0; exec ctx-dev statusline",
+	} {
+		if isCtx, _ := CtxStatusLine(cmd); isCtx {
+			t.Errorf("CtxStatusLine(%q) = true; it is the person's", cmd)
+		}
 	}
 }

@@ -53,8 +53,16 @@ func StatusLineCommand(ctxBin, chained string) string {
 // chains to ("" for none).
 func CtxStatusLine(command string) (isCtx bool, chained string) {
 	words := ctxCommandWords(command)
+	guarded := "" // the binary StatusLineCommand's guard tests, which may be a renamed ctx
+	for i := 0; i+2 < len(words); i++ {
+		if words[i] == "command" && words[i+1] == "-v" {
+			guarded = words[i+2]
+			break
+		}
+	}
 	for i := 0; i+1 < len(words); i++ {
-		if isCtxBinary(words[i]) && words[i+1] == "statusline" {
+		runs := i == 0 || words[i-1] == "exec" // a command word, not an argument of echo
+		if runs && (isCtxBinary(words[i]) || words[i] == guarded) && words[i+1] == "statusline" {
 			if i+3 < len(words) && words[i+2] == "--" {
 				chained = words[i+3]
 			}

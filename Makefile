@@ -8,7 +8,7 @@ FUZZTIME         ?= 15s
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS          := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e
+.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e fresh
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ctx ./cmd/ctx
@@ -58,6 +58,11 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+
+# The README's set-up and tour on a clean clone with a fresh HOME and the oldest Go
+# the README promises (.ci/fresh-machine).
+fresh:
+	.ci/fresh-machine
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ctx

@@ -2,7 +2,7 @@
 
 // Command bench measures ctx as an agent meets it: whole processes, started fresh, on a
 // generated workspace of thousands of projects. It prints the median, p90 and minimum
-// wall time and the peak memory of each case against its target from DESIGN.md.
+// wall time and the peak memory of each case against its target (BENCHMARKS.md).
 //
 //	go run ./bench [-projects 2000] [-runs 30] [-warmup 3] [-only SUBSTR] [-keep] [-bin PATH]
 package main

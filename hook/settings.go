@@ -64,7 +64,7 @@ func (r Registration) Subcommand() string {
 	return sub
 }
 
-// Registrations returns the hooks ctx registers (DESIGN.md section 8), each running
+// Registrations returns the hooks ctx registers (docs/hooks.md), each running
 // HookCommand(ctxBin, subcommand). An empty ctxBin means "ctx", found on the PATH.
 func Registrations(ctxBin string) []Registration {
 	reg := func(event, matcher, sub string, timeout int) Registration {

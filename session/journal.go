@@ -18,7 +18,7 @@ import (
 	"github.com/ctxtools/ctx/internal/durable"
 )
 
-// The types of journal line, as DESIGN.md section 7 names them.
+// The types of journal line (docs/sessions.md).
 const (
 	LinePauseStarted      = "pause_started"
 	LineUserMessage       = "user_message"

@@ -44,7 +44,7 @@ var writeFile = durable.WriteFile
 // Trigger says what wrote a snapshot.
 type Trigger string
 
-// The triggers of a snapshot, as DESIGN.md sections 4 and 7 name them.
+// The triggers of a snapshot (docs/sessions.md).
 const (
 	TriggerSave       Trigger = "save"
 	TriggerClose      Trigger = "close"

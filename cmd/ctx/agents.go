@@ -513,7 +513,7 @@ func newAgentsLogsCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprint(o.Out, text)
+			_, err = fmt.Fprint(o.dataOut(), text)
 			return err
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,12 +30,31 @@ type Streams struct {
 	Err      io.Writer
 	OutIsTTY bool
 	InIsTTY  bool
+	// Width is the terminal's width in columns when Out is a terminal: text is fitted
+	// to it (fit.go). 0 when Out is not a terminal: lines stay whole.
+	Width int
 }
 
 // SystemStreams returns the process's own streams.
 func SystemStreams() Streams {
-	return Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+	s := Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
 		OutIsTTY: term.IsTerminal(int(os.Stdout.Fd())), InIsTTY: term.IsTerminal(int(os.Stdin.Fd()))}
+	if s.OutIsTTY {
+		s.Width = terminalWidth(int(os.Stdout.Fd()), os.Getenv("COLUMNS"))
+	}
+	return s
+}
+
+// terminalWidth is the width of the terminal fd is: $COLUMNS when it is a number
+// (a person's override), else what the terminal says, else 80.
+func terminalWidth(fd int, columns string) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	if w, _, err := term.GetSize(fd); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }
 
 // inTerminal reports whether a person can answer a question on stdin.
@@ -145,10 +165,15 @@ func exitCode(err error) int {
 // "ctx: <error>", on stderr.
 func Main(args []string, streams Streams, getenv func(string) string) int {
 	app := &App{Streams: streams, Getenv: getenv}
+	if streams.Width > 0 {
+		fw := newFitWriter(streams.Out, streams.Width)
+		defer func() { _ = fw.Flush() }()
+		app.Out = fw
+	}
 	root := newRootCmd(app)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
+	root.SetOut(app.Out)
 	root.SetErr(streams.Err)
 	err := root.Execute()
 	if err == nil {

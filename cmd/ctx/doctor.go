@@ -139,6 +139,10 @@ func runDoctor(opts *doctorOptions) error {
 	if err != nil {
 		report(false, "skills", err.Error())
 	}
+	nameW := 0
+	for _, r := range results {
+		nameW = max(nameW, len(r.Name))
+	}
 	for _, r := range results {
 		ok := r.Action == skills.StatusCurrent
 		detail := r.Action + "  " + r.Path
@@ -148,7 +152,7 @@ func runDoctor(opts *doctorOptions) error {
 		case skills.StatusChanged:
 			detail += "  (changed by you; `ctx init --force` replaces it)"
 		}
-		report(ok, "skill", r.Name+"  "+detail)
+		report(ok, "skill", fmt.Sprintf("%-*s  %s", nameW, r.Name, detail))
 	}
 
 	if rt, err := session.OpenRuntime(opts.Getenv); err != nil {

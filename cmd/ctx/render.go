@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -12,12 +13,21 @@ import (
 // writeJSON prints v as JSON: indented on a terminal, compact in a pipe, where an agent
 // reads it and every space is a token it pays for.
 func (a *App) writeJSON(v any) error {
-	enc := json.NewEncoder(a.Out)
+	enc := json.NewEncoder(a.dataOut())
 	if a.OutIsTTY {
 		enc.SetIndent("", "  ")
 	}
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// dataOut is Out for data that must come out byte for byte (JSON, a template, a
+// captured screen): never fitted to the terminal's width.
+func (a *App) dataOut() io.Writer {
+	if fw, ok := a.Out.(*fitWriter); ok {
+		return fw.w
+	}
+	return a.Out
 }
 
 // style applies ANSI colours when they are on.
@@ -161,6 +171,17 @@ func renderProjects(app *App, projects []*loader.Project) {
 	if tty {
 		progressHeader = "PROGRESS"
 	}
+	// On a narrow terminal the name is cut to what is left of the row, and when even
+	// that is too little, the path keeps its end (the project's own folder).
+	nameW := 0
+	if app.Width > 0 {
+		fixed := 2 + stW + 2 + progressWidth(tty) + 2
+		nameW = app.Width - fixed - idW
+		if nameW < minNameWidth {
+			nameW = minNameWidth
+			idW = max(len("PROJECT"), app.Width-fixed-nameW)
+		}
+	}
 	fmt.Fprintf(app.Out, "%-*s  %-*s  %s  %s\n", idW, "PROJECT", stW, "STATUS", pad(progressHeader, progressWidth(tty)), "NAME")
 	for _, p := range projects {
 		st := statusText(p)
@@ -171,12 +192,39 @@ func renderProjects(app *App, projects []*loader.Project) {
 		} else {
 			prog = pad(fmt.Sprintf("%d/%d %d%%", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent), progressWidth(tty))
 		}
-		name := p.Name
+		name, problems := p.Name, ""
 		if len(p.Problems) > 0 {
-			name += s.dim(fmt.Sprintf("  (%d problem(s))", len(p.Problems)))
+			problems = fmt.Sprintf("  (%d problem(s))", len(p.Problems))
 		}
-		fmt.Fprintf(app.Out, "%-*s  %s  %s  %s\n", idW, p.Path, stCell, prog, name)
+		if nameW > 0 {
+			name, problems = cutEnd(name, nameW), cutEnd(problems, nameW-utf8.RuneCountInString(cutEnd(name, nameW)))
+		}
+		fmt.Fprintf(app.Out, "%-*s  %s  %s  %s%s\n", idW, projectCell(p, idW), stCell, prog, name, s.dim(problems))
 	}
+}
+
+// minNameWidth is the fewest columns a project's name is cut to on a narrow terminal.
+const minNameWidth = 16
+
+// cutEnd cuts s to width columns, ending it with "…" when cut.
+func cutEnd(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return string(r[:width-1]) + "…"
+}
+
+// projectCell names a project in width columns: its path, else its id (which starts
+// with the number people type), cut at the end when even that is too wide.
+func projectCell(p *loader.Project, width int) string {
+	if utf8.RuneCountInString(p.Path) <= width {
+		return p.Path
+	}
+	return cutEnd(p.ID, width)
 }
 
 func statusText(p *loader.Project) string {

@@ -18,7 +18,7 @@ ctx resume un-pauses this session's nudges; ctx agents resume restarts an agent.
 
 Exit codes: 0 ok, 1 failure, 2 bad input (usage, an unknown or ambiguous project,
 no workspace, a malformed file).`,
-		Example: `  # At session start (what agents run): load project 1 and where it stopped
+		Example: `  # At session start (what agents run): where project 1 stopped
   ctx --resume --project 1 --json
 
   # The project with the newest save point
@@ -72,5 +72,6 @@ no workspace, a malformed file).`,
 	)
 	addVersionFlag(cmd)
 	rejectUnknownSubcommands(cmd)
+	fitHelp(cmd, app.Width)
 	return cmd
 }

@@ -97,7 +97,11 @@ func runShow(opts *showOptions) error {
 		if sec.Body == "" {
 			continue
 		}
-		for _, l := range strings.Split(sec.Body, "\n") {
+		body := sec.Body
+		if opts.Width > 0 {
+			body = reflow(body, opts.Width-2)
+		}
+		for _, l := range strings.Split(body, "\n") {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}

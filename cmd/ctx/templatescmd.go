@@ -179,6 +179,6 @@ func runTemplatesShow(opts *templatesOptions) error {
 	if source != "embedded" {
 		opts.Warn("%s overrides the built-in template", source)
 	}
-	_, err = opts.Out.Write(data)
+	_, err = opts.dataOut().Write(data)
 	return err
 }

@@ -181,11 +181,18 @@ func listFolders(dir string, ws *Workspace) ([]Folder, error) {
 		}
 		f := Folder{ID: e.Name(), Number: n, Slug: m[2], Dir: filepath.Join(dir, e.Name())}
 		f.Rel = ws.Rel(f.Dir)
+		if !utf8.ValidString(e.Name()) {
+			// Shown escaped, never with replacement characters that name no file.
+			f.ID, f.Slug, f.Rel = EscapeName(f.ID), EscapeName(f.Slug), EscapeName(f.Rel)
+			f.Err = fmt.Errorf("%s: the folder name is not UTF-8; not read (rename it)", f.Rel)
+		}
 		switch {
 		case e.IsDir():
 		case e.Type()&os.ModeSymlink != 0:
 			fi, err := os.Stat(f.Dir)
-			if err != nil {
+			if msg := ws.outsideLink(f.Dir); msg != "" {
+				f.Err = errors.New(msg)
+			} else if err != nil {
 				f.Err = fmt.Errorf("%s: %w", f.Rel, unwrapPathError(err))
 			} else if !fi.IsDir() {
 				continue
@@ -196,6 +203,16 @@ func listFolders(dir string, ws *Workspace) ([]Folder, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// EscapeName writes a file name that is not UTF-8 with Go escapes (\xe9) for the bytes
+// that are not, so that it can be shown, and told apart, without losing bytes.
+func EscapeName(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	q := strconv.Quote(name)
+	return q[1 : len(q)-1]
 }
 
 // ReadOptions choose how much of a project is read.
@@ -210,6 +227,11 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 	p := &Project{ID: f.ID, Number: f.Number, Slug: f.Slug, Dir: f.Dir, Path: f.Rel, Problems: []string{}}
 	if f.Err != nil {
 		p.Problems = append(p.Problems, f.Err.Error())
+		p.Name = humanName(f.Slug)
+		return p
+	}
+	if msg := ws.outsideLink(filepath.Join(f.Dir, ws.Config.PlanningDir)); msg != "" {
+		p.addProblem(msg)
 		p.Name = humanName(f.Slug)
 		return p
 	}
@@ -288,6 +310,10 @@ func readPlanning(dir string) (planningFiles, error) {
 	for _, e := range entries {
 		mode := e.Type()
 		if mode&os.ModeSymlink != 0 {
+			if why := outsideReason(filepath.Join(dir, e.Name())); why != "" {
+				pf.other[e.Name()] = errors.New(why)
+				continue
+			}
 			fi, err := os.Stat(filepath.Join(dir, e.Name()))
 			if err != nil {
 				pf.other[e.Name()] = unwrapPathError(err)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Read is one recommended read of the load, in the order the agent should read them.
@@ -52,6 +53,10 @@ func (l *readList) addAbs(abs, why string) {
 
 func (l *readList) add(abs, why string, curated bool) {
 	rel := l.ws.Rel(abs)
+	if !utf8.ValidString(rel) {
+		l.p.addProblem(EscapeName(rel) + ": the name is not UTF-8; not listed (rename it)")
+		return
+	}
 	if l.seen[rel] {
 		return
 	}

@@ -69,6 +69,10 @@ func (ws *Workspace) findResume(p *Project) (string, bool, *markdown.Document) {
 	var found []int
 	candidates := ws.resumeCandidates(p)
 	for i, c := range candidates {
+		if msg := ws.outsideLink(c); msg != "" {
+			p.addProblem(msg)
+			continue
+		}
 		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
 			found = append(found, i)
 		} else if err == nil {

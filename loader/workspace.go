@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/markdown"
 	"go.yaml.in/yaml/v3"
 )
@@ -39,6 +40,16 @@ type Workspace struct {
 	// sections holds config.yaml's top-level values, for the parts of ctx that read
 	// their own keys (usage:, guard:).
 	sections map[string]yaml.Node
+	// AllowOutside are the folders outside the workspace that links in it may lead to
+	// (links.allow_outside); every other link leading out is neither read nor written.
+	AllowOutside []string
+}
+
+// LinksConfig is the links: section of .ctx/config.yaml.
+type LinksConfig struct {
+	// AllowOutside lists folders outside the workspace (absolute, or relative to it)
+	// that links inside it may lead to: projects kept on another disk.
+	AllowOutside []string `yaml:"allow_outside"`
 }
 
 // ErrNoWorkspace is returned when no workspace can be found.
@@ -109,6 +120,14 @@ func isDir(path string) bool {
 // exists but cannot be used, Open returns the workspace on the defaults and a
 // *ConfigError.
 func Open(root string) (*Workspace, error) {
+	ws, err := open(root)
+	// Whatever the config says, the workspace is confined from here on: no write
+	// through a link leaves it (internal/durable), except into the allowed folders.
+	durable.Confine(ws.Root, ws.AllowOutside...)
+	return ws, err
+}
+
+func open(root string) (*Workspace, error) {
 	ws := &Workspace{Root: root, Config: Config{
 		ProjectsDir: DefaultProjectsDir,
 		PlanningDir: DefaultPlanningDir,
@@ -152,7 +171,49 @@ func Open(root string) (*Workspace, error) {
 		}
 		*f.value = f.set
 	}
+	var links LinksConfig
+	if err := ws.ConfigSection("links", &links); err != nil {
+		return ws, &ConfigError{Path: path, Err: err}
+	}
+	for _, dir := range links.AllowOutside {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		ws.AllowOutside = append(ws.AllowOutside, filepath.Clean(dir))
+	}
 	return ws, nil
+}
+
+// LinkProblems names the workspace's own folders that a link leads outside it (the
+// projects folder, .ctx and its sessions and state folders): ctx neither reads nor
+// writes through them, and says so in ctx projects, ctx load and ctx doctor.
+func (ws *Workspace) LinkProblems() []string {
+	var out []string
+	for _, dir := range []string{ws.ProjectsPath(), filepath.Join(ws.Root, BuildsDir), ws.StatePath(), ws.StatePath("sessions"), ws.StatePath("state")} {
+		if msg := ws.outsideLink(dir); msg != "" {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// outsideLink returns "REL: why" when a link takes path outside the workspace (and the
+// folders it allows), else "".
+func (ws *Workspace) outsideLink(path string) string {
+	if why := outsideReason(path); why != "" {
+		return ws.Rel(path) + ": " + why
+	}
+	return ""
+}
+
+// outsideReason says why path is not followed when a link takes it out of its
+// workspace, else "".
+func outsideReason(path string) string {
+	var oe *durable.OutsideError
+	if err := durable.CheckInside(path); errors.As(err, &oe) {
+		return oe.Reason()
+	}
+	return ""
 }
 
 // ConfigError is a .ctx/config.yaml that exists but cannot be used: unreadable, not
@@ -219,8 +280,8 @@ const stateIgnore = "# ctx: machine-local state, not for version control\n*\n"
 // EnsureStateDir creates a workspace's .ctx/state folder (dir) with its .gitignore, so
 // nothing ctx keeps there ever shows up as a person's change.
 func EnsureStateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	ignore := filepath.Join(dir, ".gitignore")
 	if _, err := os.Stat(ignore); !errors.Is(err, os.ErrNotExist) {

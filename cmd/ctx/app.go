@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -117,8 +118,12 @@ func (a *App) Warn(format string, args ...any) {
 	fmt.Fprintf(a.Err, "ctx: warning: "+format+"\n", args...)
 }
 
-// warnProblems prints a warning for every problem of the projects.
-func (a *App) warnProblems(projects ...*loader.Project) {
+// warnProblems prints a warning for every link that takes one of the workspace's own
+// folders outside it, and for every problem of the projects.
+func (a *App) warnProblems(ws *loader.Workspace, projects ...*loader.Project) {
+	for _, problem := range ws.LinkProblems() {
+		a.Warn("%s", problem)
+	}
 	for _, p := range projects {
 		for _, problem := range p.Problems {
 			a.Warn("%s", problem)
@@ -155,7 +160,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint):
+	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint),
+		errors.Is(err, durable.ErrOutside):
 		return exitInput
 	}
 	return exitFailure

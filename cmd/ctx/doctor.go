@@ -62,6 +62,9 @@ func runDoctor(opts *doctorOptions) error {
 		return &exitError{code: exitFailure, err: errors.New("doctor: problems found"), silent: true}
 	}
 	report(true, "workspace", ws.Root)
+	for _, problem := range ws.LinkProblems() {
+		report(false, "link", problem)
+	}
 	for _, problem := range configProblems(opts.App, ws, cfgErr) {
 		report(false, "config", problem)
 	}

@@ -77,7 +77,7 @@ func runLoad(opts *loadOptions) error {
 		return err
 	}
 	result := ws.Load(p, loader.LoadOptions{Budget: opts.Budget})
-	opts.warnProblems(p)
+	opts.warnProblems(ws, p)
 	out := loadOutput{Result: result, Session: bindSession(opts.App, ws, p)}
 	if opts.JSON {
 		return opts.writeJSON(out)

@@ -61,7 +61,7 @@ func runProjects(opts *projectsOptions) error {
 		return err
 	}
 	projects := filterStatus(all, opts.Status)
-	opts.warnProblems(projects...)
+	opts.warnProblems(ws, projects...)
 	if opts.JSON {
 		return opts.writeJSON(projectsOutput{SchemaVersion: loader.SchemaVersion, Workspace: ws.Root, Projects: projects})
 	}

@@ -146,7 +146,7 @@ func runSave(opts *saveOptions) error {
 		}
 		return err
 	}
-	opts.warnProblems(p)
+	opts.warnProblems(ws, p)
 	for _, note := range res.Saved.Notes {
 		opts.Warn("%s", note)
 	}

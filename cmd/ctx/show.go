@@ -60,7 +60,7 @@ func runShow(opts *showOptions) error {
 		return inputError(err)
 	}
 	rs := ws.ReadResume(p)
-	opts.warnProblems(p)
+	opts.warnProblems(ws, p)
 	sections := []shownSection{}
 	for _, s := range rs.Sections() {
 		title := strings.TrimSpace(resume.WithoutMarkers(s.Title))

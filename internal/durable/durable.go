@@ -36,6 +36,9 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 }
 
 func replace(path string, data []byte, perm os.FileMode, durable bool) error {
+	if err := CheckInside(path); err != nil {
+		return err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -146,7 +149,9 @@ func WithLockIn(dir, path string, fn func() error) error {
 	if err != nil {
 		abs = path
 	}
-	sum := sha256.Sum256([]byte(abs))
+	// The lock is named by the file's resolved path: one workspace reached through a
+	// link and directly is one file, and must be one lock.
+	sum := sha256.Sum256([]byte(Resolve(abs)))
 	return withLockFile(path, filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])), fn)
 }
 
@@ -155,6 +160,9 @@ func WithLockIn(dir, path string, fn func() error) error {
 // next, and runs fn. The kernel releases a flock with its holder, so a crashed holder
 // never leaves a lock behind, only its stale id.
 func withLockFile(path, lockPath string, fn func() error) error {
+	if err := CheckInside(lockPath); err != nil {
+		return err
+	}
 	lock := flock.New(lockPath)
 	start := time.Now()
 	for delay := time.Millisecond; ; delay = min(delay*2, 25*time.Millisecond) {
@@ -189,20 +197,26 @@ func lockHolder(lockPath string) int {
 	return n
 }
 
-// processAlive reports whether a process with id pid exists (signal 0 probes it).
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// WithOutsideLock is WithLockIn with the lock in the temporary folder, for files with
-// no workspace around them (the user's own Claude Code settings).
+// WithOutsideLock is WithLockIn for files with no workspace around them (the user's
+// own Claude Code settings and skills): the lock lives in ctx's folder of the user's
+// cache ($XDG_CACHE_HOME/ctx/locks or ~/.cache/ctx/locks), one file per protected file,
+// never in the shared temporary folder, where they would pile up. Without a cache
+// folder, the lock goes beside the file.
 func WithOutsideLock(path string, fn func() error) error {
-	return WithLockIn(os.TempDir(), path, fn)
+	if cache, err := os.UserCacheDir(); err == nil {
+		dir := filepath.Join(cache, "ctx", "locks")
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			return WithLockIn(dir, path, fn)
+		}
+	}
+	return WithLock(path, fn)
 }
 
 // MkdirAll creates dir and its parents with perm, like os.MkdirAll, naming dir in the error.
 func MkdirAll(dir string, perm os.FileMode) error {
+	if err := CheckInside(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, perm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -224,6 +238,9 @@ func AppendLine(path string, line []byte) error {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return fmt.Errorf("append to %s: the line holds a newline, which would make it two", path)
+	}
+	if err := CheckInside(path); err != nil {
+		return err
 	}
 	return WithLock(path, func() error {
 		// O_RDWR rather than O_WRONLY: the last byte is read to find a torn line.

@@ -197,3 +197,55 @@ func TestWithLockTimesOutNamingTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestResolveAndCheckInside(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink("loop", filepath.Join(ws, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "nothing-yet"), filepath.Join(ws, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(ws, "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, "in"), filepath.Join(ws, "inner")); err != nil {
+		t.Fatal(err)
+	}
+	Confine(ws)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = Resolve(filepath.Join(ws, "loop", "x")) // a loop ends
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Resolve did not return on a loop of links")
+	}
+	for _, tc := range []struct {
+		path    string
+		outside bool
+	}{
+		{filepath.Join(ws, "a", "new", "file"), false},
+		{filepath.Join(ws, "inner", "file"), false},
+		{filepath.Join(ws, "out", "file"), true},
+		{filepath.Join(ws, "out"), true},
+		{filepath.Join(ws, "dangling"), true},
+		{filepath.Join(t.TempDir(), "elsewhere"), false}, // not in a workspace: not concerned
+	} {
+		err := CheckInside(tc.path)
+		if got := errors.Is(err, ErrOutside); got != tc.outside {
+			t.Errorf("CheckInside(%s) = %v, want outside %v", tc.path, err, tc.outside)
+		}
+	}
+	if err := WriteFile(filepath.Join(ws, "out", "f"), []byte("x"), 0o644); !errors.Is(err, ErrOutside) {
+		t.Errorf("WriteFile through a link out: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "f")); !os.IsNotExist(err) {
+		t.Errorf("the file was written outside: %v", err)
+	}
+}

@@ -1,0 +1,150 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Confinement: ctx never writes outside a workspace through a link. A workspace root is
+// registered with Confine when it is opened; from then on every write of this package
+// (WriteFile, ReplaceFile, MkdirAll, AppendLine and the lock files of WithLock) whose
+// path lies inside that workspace, by the spelling given or by the resolved one, is
+// refused with an *OutsideError when, links followed, it would land outside it. Paths
+// outside every registered workspace (the user's Claude Code settings, ctx's runtime
+// folder) are not concerned. A workspace may allow folders outside it explicitly
+// (links.allow_outside in .ctx/config.yaml), for projects kept on another disk.
+
+// ErrOutside is matched by every *OutsideError.
+var ErrOutside = errors.New("leads outside the workspace through a link")
+
+// OutsideError is a write refused because a link takes it outside the workspace.
+type OutsideError struct {
+	Path   string // the path as ctx was asked to write it
+	Target string // where the links lead
+	Root   string // the workspace
+}
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Path, e.Reason())
+}
+
+// Reason is the error without the path, for a caller that names the path its own way.
+func (e *OutsideError) Reason() string {
+	return fmt.Sprintf("a link leads it to %s, outside the workspace; ctx does not follow it (links.allow_outside in .ctx/config.yaml allows a folder)", e.Target)
+}
+
+func (e *OutsideError) Is(target error) bool { return target == ErrOutside }
+
+type confinedRoot struct {
+	spelled, resolved string
+	allow             []string // resolved folders outside the root that may be written
+}
+
+var confinement struct {
+	sync.RWMutex
+	roots []confinedRoot
+}
+
+// Confine registers a workspace root (any spelling) and the folders outside it that
+// its writes may reach through links. Registering a root again replaces its entry.
+func Confine(root string, allowOutside ...string) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return
+	}
+	r := confinedRoot{spelled: abs, resolved: Resolve(abs)}
+	for _, a := range allowOutside {
+		if a, err := filepath.Abs(a); err == nil {
+			r.allow = append(r.allow, Resolve(a))
+		}
+	}
+	confinement.Lock()
+	defer confinement.Unlock()
+	for i, have := range confinement.roots {
+		if have.resolved == r.resolved {
+			confinement.roots[i] = r
+			return
+		}
+	}
+	confinement.roots = append(confinement.roots, r)
+}
+
+// CheckInside returns an *OutsideError when writing path would, through a link, leave
+// the registered workspace it lies in; nil otherwise.
+func CheckInside(path string) error {
+	confinement.RLock()
+	roots := confinement.roots
+	confinement.RUnlock()
+	if len(roots) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	for _, r := range roots {
+		if !Within(abs, r.spelled) && !Within(abs, r.resolved) {
+			continue
+		}
+		target := Resolve(abs)
+		if Within(target, r.resolved) {
+			return nil
+		}
+		for _, a := range r.allow {
+			if Within(target, a) {
+				return nil
+			}
+		}
+		return &OutsideError{Path: path, Target: target, Root: r.spelled}
+	}
+	return nil
+}
+
+// Resolve returns path with every link followed: the longest part of it that exists is
+// resolved and the rest joined on, so a path about to be created resolves too. A link
+// that leads nowhere resolves to its target; a loop of links resolves to the path as
+// far as it could be followed.
+func Resolve(path string) string {
+	return resolve(path, 0)
+}
+
+// maxLinks is how many dangling links Resolve follows in a row, as a kernel does.
+const maxLinks = 40
+
+func resolve(path string, depth int) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for p := path; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if target, err := os.Readlink(p); err == nil && depth < maxLinks {
+			// A dangling link: it still says where a write would go.
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			return filepath.Join(resolve(target, depth+1), rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// Within reports whether path is dir or lies below it (both clean and absolute).
+func Within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}

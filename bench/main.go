@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,13 @@ type benchCase struct {
 	env    []string
 	stdin  string
 	target time.Duration
+	// maxRSS is the peak memory target; 0 for none.
+	maxRSS int64
+	// ws is the workspace the case runs in when it is not the main one (the listing at
+	// other scales).
+	ws string
+	// cold removes the project index before every run: the first listing a person does.
+	cold bool
 }
 
 func cases(ws string, projects int) []benchCase {
@@ -49,8 +57,9 @@ func cases(ws string, projects int) []benchCase {
 			name: "resume --project " + p + " --json", args: []string{"--resume", "--project", p, "--json"},
 			env: wsEnv, target: 15 * time.Millisecond,
 		},
-		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond},
-		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 15 * time.Millisecond},
+		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 60 * time.Millisecond, maxRSS: 30 << 20},
+		{name: "projects --json (cold: no index)", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond, cold: true},
+		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 5 * time.Millisecond},
 		promptCase("system check-context-size (1 MB transcript)", ws, filepath.Join(ws, transcript1MB)),
 		promptCase("system check-context-size (200 MB transcript)", ws, filepath.Join(ws, transcript200MB)),
 		{
@@ -69,10 +78,30 @@ func cases(ws string, projects int) []benchCase {
 		},
 		{
 			name: "save -p 1 (5,000-task steps)", args: []string{"save", "-p", "1", "--summary", "bench", "--decision", "measured"},
-			env: wsEnv, target: 30 * time.Millisecond,
+			env: wsEnv, target: 15 * time.Millisecond,
 		},
 	}
 }
+
+// scaleCases list the projects at other sizes, each in a workspace of its own, to show
+// the listing grows linearly.
+func scaleCases(wss map[int]string) []benchCase {
+	var out []benchCase
+	for _, n := range scales {
+		ws := wss[n]
+		env := []string{"CTX_WORKSPACE=" + ws}
+		out = append(out,
+			benchCase{name: fmt.Sprintf("projects --json, %d projects", n), args: []string{"projects", "--json"}, env: env, ws: ws,
+				target: time.Duration(n) * 30 * time.Microsecond, maxRSS: int64(n)*15<<10 + 20<<20},
+			benchCase{name: fmt.Sprintf("projects --json, %d projects (cold)", n), args: []string{"projects", "--json"}, env: env, ws: ws, cold: true,
+				target: time.Duration(n) * 75 * time.Microsecond},
+		)
+	}
+	return out
+}
+
+// scales are the workspace sizes of the listing's linearity cases (-scale).
+var scales = []int{200, 20000}
 
 // Transcripts for the hook cases, written into the workspace by the generator.
 const (
@@ -96,6 +125,8 @@ func promptCase(name, ws, transcript string) benchCase {
 type result struct {
 	median, p90, min time.Duration
 	maxRSS           int64 // bytes
+	// hello is the median of a Go hello-world run between every two runs of the case.
+	hello time.Duration
 }
 
 func main() {
@@ -106,7 +137,7 @@ func main() {
 type config struct {
 	projects, runs, warmup int
 	only, bin, generate    string
-	keep                   bool
+	keep, scale            bool
 }
 
 func run() int {
@@ -116,6 +147,7 @@ func run() int {
 	flag.IntVar(&cfg.warmup, "warmup", 3, "untimed runs per case before the timed ones")
 	flag.StringVar(&cfg.only, "only", "", "run only the cases whose name contains `SUBSTR`")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the generated workspace and print its path")
+	flag.BoolVar(&cfg.scale, "scale", true, "also list 200 and 20,000 projects, each in a workspace of its own")
 	flag.StringVar(&cfg.bin, "bin", "", "measure the ctx binary at `PATH` instead of building one")
 	flag.StringVar(&cfg.generate, "generate", "", "write only the workspace, into `DIR` (the bench runs itself so)")
 	flag.Parse()
@@ -148,8 +180,21 @@ func benchmark(cfg config) error {
 	} else {
 		defer remove(ws)
 	}
+	all := cases(ws, cfg.projects)
+	wss := map[int]string{}
+	if cfg.scale {
+		for _, n := range scales {
+			dir, err := os.MkdirTemp("", "ctx-bench-ws-")
+			if err != nil {
+				return err
+			}
+			defer remove(dir)
+			wss[n] = dir
+		}
+		all = append(all, scaleCases(wss)...)
+	}
 	var selected []benchCase
-	for _, c := range cases(ws, cfg.projects) {
+	for _, c := range all {
 		if strings.Contains(c.name, cfg.only) {
 			selected = append(selected, c)
 		}
@@ -158,6 +203,11 @@ func benchmark(cfg config) error {
 		return fmt.Errorf("-only %q: no case name contains it", cfg.only)
 	}
 
+	dir, err := os.MkdirTemp("", "ctx-bench-bin-")
+	if err != nil {
+		return err
+	}
+	defer remove(dir)
 	bin := cfg.bin
 	if bin != "" {
 		// Absolute, because a relative path would be taken from the workspace the cases run in.
@@ -168,43 +218,64 @@ func benchmark(cfg config) error {
 		if err != nil {
 			return fmt.Errorf("-bin: %w", err)
 		}
-	} else {
-		dir, err := os.MkdirTemp("", "ctx-bench-bin-")
-		if err != nil {
-			return err
-		}
-		defer remove(dir)
-		if bin, err = build(dir); err != nil {
-			return err
-		}
+	} else if bin, err = build(dir); err != nil {
+		return err
+	}
+	hello, err := buildHello(dir)
+	if err != nil {
+		return err
 	}
 
 	start := time.Now()
 	if err := generate(ws, cfg.projects); err != nil {
 		return err
 	}
+	for n, dir := range wss {
+		if err := generate(dir, n); err != nil {
+			return err
+		}
+	}
 	fmt.Printf("%d CPUs %s/%s, %s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, cpuModel(), goVersion(bin))
-	fmt.Printf("%d projects generated in %.2f s; %d timed runs per case after %d warm-up\n\n",
+	fmt.Printf("%d projects generated in %.2f s; %d timed runs per case after %d warm-up, each followed by a Go hello-world\n\n",
 		cfg.projects, time.Since(start).Seconds(), cfg.runs, cfg.warmup)
 
 	width := len("case")
 	for _, c := range selected {
 		width = max(width, len(c.name))
 	}
-	fmt.Printf("%-*s  %9s  %9s  %9s  %8s  %9s\n", width, "case", "median ms", "p90 ms", "min ms", "max RSS", "target ms")
+	fmt.Printf("%-*s  %9s  %9s  %9s  %8s  %8s  %6s  %9s\n", width, "case", "median ms", "p90 ms", "min ms", "max RSS", "hello ms", "ratio", "target ms")
 	for _, c := range selected {
-		r, err := measure(bin, ws, c, cfg.warmup, cfg.runs)
+		r, err := measure(bin, hello, ws, c, cfg.warmup, cfg.runs)
 		if err != nil {
 			return err
 		}
 		verdict := "PASS"
-		if r.median > c.target {
+		if r.median > c.target || (c.maxRSS > 0 && r.maxRSS > c.maxRSS) {
 			verdict = "OVER"
 		}
-		fmt.Printf("%-*s  %9.2f  %9.2f  %9.2f  %5.1f MB  %9.0f  %s\n", width, c.name,
-			ms(r.median), ms(r.p90), ms(r.min), float64(r.maxRSS)/(1<<20), ms(c.target), verdict)
+		fmt.Printf("%-*s  %9.2f  %9.2f  %9.2f  %5.1f MB  %8.2f  %5.2fx  %9.1f  %s\n", width, c.name,
+			ms(r.median), ms(r.p90), ms(r.min), float64(r.maxRSS)/(1<<20), ms(r.hello),
+			float64(r.median)/float64(r.hello), ms(c.target), verdict)
 	}
 	return nil
+}
+
+// buildHello compiles a Go hello-world with the same toolchain: the floor a process of
+// any Go program costs on this machine, timed between the runs of every case.
+func buildHello(dir string) (string, error) {
+	src := filepath.Join(dir, "hello.go")
+	if err := os.WriteFile(src, []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"), 0o644); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-o", bin, src)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GO111MODULE=off")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build hello-world: %w", err)
+	}
+	return bin, nil
 }
 
 // generate writes the workspace from a child process. Go starts children with vfork, and
@@ -241,7 +312,19 @@ func generateWorkspace(dir string, projects int) error {
 			return err
 		}
 	}
-	return nil
+	return age(filepath.Join(dir, "02-projects"))
+}
+
+// age dates every file and folder below dir an hour back, as the files of a workspace
+// in use are: the project index does not vouch for files changed in the last seconds.
+func age(dir string) error {
+	old := time.Now().Add(-time.Hour)
+	return filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
 }
 
 // build compiles ./cmd/ctx from the module root, so the bench works from any folder in it.
@@ -279,7 +362,10 @@ func moduleRoot() (string, error) {
 
 // measure runs c warmup times untimed, then runs times timed, and fails on the first run
 // that exits non-zero: a benchmark of an error path would measure the wrong thing.
-func measure(bin, ws string, c benchCase, warmup, runs int) (result, error) {
+func measure(bin, hello, ws string, c benchCase, warmup, runs int) (result, error) {
+	if c.ws != "" {
+		ws = c.ws
+	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "CLAUDE_CODE_SESSION_ID=")
 	})
@@ -287,8 +373,14 @@ func measure(bin, ws string, c benchCase, warmup, runs int) (result, error) {
 	env = append(append(env, "NO_COLOR=1"), c.env...)
 
 	walls := make([]time.Duration, 0, runs)
+	hellos := make([]time.Duration, 0, runs)
 	var maxRSS int64
 	for i := range warmup + runs {
+		if c.cold {
+			if err := os.Remove(filepath.Join(ws, ".ctx", "state", "projects-index.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return result{}, err
+			}
+		}
 		cmd := exec.Command(bin, c.args...)
 		cmd.Dir, cmd.Env = ws, env
 		// A pipe, as an agent reading the output would give it, not /dev/null.
@@ -304,24 +396,41 @@ func measure(bin, ws string, c benchCase, warmup, runs int) (result, error) {
 		if err != nil {
 			return result{}, fmt.Errorf("ctx %s: %w\n%s", strings.Join(c.args, " "), err, bytes.TrimSpace(stderr.Bytes()))
 		}
+		h := exec.Command(hello)
+		h.Dir, h.Env, h.Stdout = ws, env, io.Discard
+		if c.stdin != "" {
+			h.Stdin = strings.NewReader(c.stdin)
+		}
+		hStart := time.Now()
+		if err := h.Run(); err != nil {
+			return result{}, fmt.Errorf("hello-world: %w", err)
+		}
+		hWall := time.Since(hStart)
 		if i < warmup {
 			continue
 		}
 		walls = append(walls, wall)
+		hellos = append(hellos, hWall)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			maxRSS = max(maxRSS, rssBytes(ru))
 		}
 	}
-
+	r := result{maxRSS: maxRSS, hello: medianOf(hellos)}
 	slices.Sort(walls)
-	n := len(walls)
-	median := walls[n/2]
-	if n%2 == 0 {
-		median = (walls[n/2-1] + walls[n/2]) / 2
-	}
+	r.median, r.min = medianOf(walls), walls[0]
 	// Nearest rank: the smallest time that at least 90% of the runs did not exceed.
-	p90 := walls[(n*9+9)/10-1]
-	return result{median: median, p90: p90, min: walls[0], maxRSS: maxRSS}, nil
+	r.p90 = walls[(len(walls)*9+9)/10-1]
+	return r, nil
+}
+
+// medianOf sorts d and returns its median.
+func medianOf(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	n := len(d)
+	if n%2 == 0 {
+		return (d[n/2-1] + d[n/2]) / 2
+	}
+	return d[n/2]
 }
 
 func rssBytes(ru *syscall.Rusage) int64 {

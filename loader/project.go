@@ -368,11 +368,15 @@ func (ws *Workspace) readOverview(p *Project) {
 	p.Description = strings.TrimSpace(fm.String("description"))
 }
 
-// Scan reads every project, in parallel, in the order of Folders.
+// Scan reads every project, in parallel, in the order of Folders. With progress, the
+// projects come from the index where it is fresh (index.go), without their task lists.
 func (ws *Workspace) Scan(opts ReadOptions) ([]*Project, error) {
 	folders, err := ws.Folders()
 	if err != nil {
 		return nil, err
+	}
+	if opts.Progress {
+		return ws.scanIndexed(folders, opts), nil
 	}
 	out := make([]*Project, len(folders))
 	parallel(len(folders), func(i int) {

@@ -1,0 +1,147 @@
+package loader
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// TestIndexNeverChangesTheListing: after every kind of change, a scan served by the
+// index gives exactly what a cold scan (no index) gives, and an unchanged workspace is
+// served without parsing anything.
+func TestIndexNeverChangesTheListing(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{".ctx/config.yaml": "# ctx\n"}
+	for i := 1; i <= 6; i++ {
+		dir := fmt.Sprintf("02-projects/%02d-p%d/01-planning/", i, i)
+		files[dir+"overview.md"] = fmt.Sprintf("---\nname: P%d\nstatus: ACTIVE\n---\n", i)
+		files[dir+"steps.md"] = "- [x] one\n- [ ] two\n- [ ] three\n"
+	}
+	files["02-projects/07-broken/01-planning/overview.md"] = "---\nname: [unclosed\n---\n"
+	writeTree(t, root, files)
+	old := time.Now().Add(-time.Hour)
+	age := func() {
+		t.Helper()
+		err := filepath.Walk(root, func(path string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			if filepath.Base(path) == IndexFile {
+				return nil
+			}
+			return os.Chtimes(path, old, old)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old = old.Add(time.Minute) // every change gets a time of its own
+	}
+	listing := func(useIndex bool) string {
+		t.Helper()
+		if !useIndex {
+			if err := os.Remove(filepath.Join(root, ".ctx", "state", IndexFile)); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
+		ws, err := Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := ws.Scan(ReadOptions{Progress: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	check := func(step string) {
+		t.Helper()
+		warm := listing(true)
+		cold := listing(false)
+		if warm != cold {
+			t.Fatalf("%s: the index changed the listing:\nindexed: %s\ncold:    %s", step, warm, cold)
+		}
+		listing(true) // rebuild the index for the next step
+	}
+
+	age()
+	check("first scan")
+	before := markdown.Parses()
+	listing(true)
+	if n := markdown.Parses() - before; n != 0 {
+		t.Errorf("an unchanged workspace was parsed %d times; the index should serve it", n)
+	}
+
+	steps := filepath.Join(root, "02-projects/01-p1/01-planning/steps.md")
+	must(t, os.WriteFile(steps, []byte("- [x] one\n- [x] two\n- [ ] three\n"), 0o644)) // same size
+	age()
+	check("a task ticked, same size")
+
+	overview := filepath.Join(root, "02-projects/02-p2/01-planning/overview.md")
+	must(t, os.WriteFile(overview, []byte("---\nname: Q2\nstatus: DONE!\n---\n"), 0o644))
+	age()
+	check("an overview edited")
+
+	must(t, os.Rename(filepath.Join(root, "02-projects/03-p3"), filepath.Join(root, "02-projects/09-renamed")))
+	age()
+	check("a project renamed")
+
+	must(t, os.RemoveAll(filepath.Join(root, "02-projects/04-p4")))
+	must(t, os.Remove(filepath.Join(root, "02-projects/05-p5/01-planning/steps.md")))
+	age()
+	check("a project and a steps file deleted")
+
+	// Clock skew: a file from the future is never vouched for, and when the clock comes
+	// back with the same size, the change is still seen.
+	future := time.Now().Add(24 * time.Hour)
+	must(t, os.WriteFile(steps, []byte("- [ ] one\n- [x] two\n- [x] three\n"), 0o644))
+	must(t, os.Chtimes(steps, future, future))
+	check("a file from the future")
+	must(t, os.WriteFile(steps, []byte("- [ ] one\n- [ ] two\n- [x] three\n"), 0o644))
+	must(t, os.Chtimes(steps, future, future))
+	check("the future file edited at the same future time")
+	age()
+	check("the clock set back")
+
+	// A broken or foreign index is rebuilt, never trusted.
+	index := filepath.Join(root, ".ctx", "state", IndexFile)
+	must(t, os.WriteFile(index, []byte("{not json"), 0o644))
+	if got, want := listing(true), listing(false); got != want {
+		t.Errorf("a broken index changed the listing")
+	}
+	must(t, os.WriteFile(index, []byte(`{"version":1,"key":"elsewhere","entries":{}}`), 0o644))
+	if got, want := listing(true), listing(false); got != want {
+		t.Errorf("a foreign index changed the listing")
+	}
+}
+
+// TestIndexNotCreatedWithoutCtx: listing a folder ctx keeps no state in writes nothing.
+func TestIndexNotCreatedWithoutCtx(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"02-projects/01-a/01-planning/steps.md": "- [ ] a\n"})
+	ws, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Scan(ReadOptions{Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".ctx")); !os.IsNotExist(err) {
+		t.Errorf("a listing created .ctx: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

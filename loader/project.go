@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,7 +102,18 @@ type Folder struct {
 	Err error
 }
 
-var folderRE = regexp.MustCompile(`^(\d+)-(.+)$`)
+// splitFolderName splits a project folder's name, NN-slug, into its digits and slug;
+// ok is false for any other name.
+func splitFolderName(name string) (digits, slug string, ok bool) {
+	i := 0
+	for i < len(name) && name[i] >= '0' && name[i] <= '9' {
+		i++
+	}
+	if i == 0 || i+1 >= len(name) || name[i] != '-' {
+		return "", "", false
+	}
+	return name[:i], name[i+1:], true
+}
 
 // BuildsDir is the newer layout's folder of projects, by state: 02-builds/active/NN-slug
 // and 02-builds/complete/NN-slug (and NN-slug directly below it). It is found without
@@ -138,11 +150,11 @@ func (ws *Workspace) Folders() ([]Folder, error) {
 		out = append(out, f)
 	}
 	out = append(out, ws.buildFolders()...)
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Number != out[j].Number {
-			return out[i].Number < out[j].Number
+	slices.SortFunc(out, func(a, b Folder) int {
+		if a.Number != b.Number {
+			return cmp.Compare(a.Number, b.Number)
 		}
-		return out[i].Rel < out[j].Rel
+		return strings.Compare(a.Rel, b.Rel)
 	})
 	return out, nil
 }
@@ -165,22 +177,32 @@ func (ws *Workspace) buildFolders() []Folder {
 }
 
 func listFolders(dir string, ws *Workspace) ([]Folder, error) {
-	entries, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	// Unsorted: Folders sorts by number once, for every folder listed.
+	entries, err := d.ReadDir(-1)
+	_ = d.Close()
+	if err != nil {
+		return nil, err
+	}
+	relDir := ws.Rel(dir) + "/"
+	if relDir == "./" {
+		relDir = ""
+	}
 	out := make([]Folder, 0, len(entries))
 	for _, e := range entries {
-		m := folderRE.FindStringSubmatch(e.Name())
-		if m == nil {
+		digits, slug, ok := splitFolderName(e.Name())
+		if !ok {
 			continue
 		}
-		n, err := strconv.Atoi(m[1])
+		n, err := strconv.Atoi(digits)
 		if err != nil {
 			continue // a number too long for an int is no project number
 		}
-		f := Folder{ID: e.Name(), Number: n, Slug: m[2], Dir: filepath.Join(dir, e.Name())}
-		f.Rel = ws.Rel(f.Dir)
+		f := Folder{ID: e.Name(), Number: n, Slug: slug, Dir: filepath.Join(dir, e.Name())}
+		f.Rel = relDir + e.Name()
 		if !utf8.ValidString(e.Name()) {
 			// Shown escaped, never with replacement characters that name no file.
 			f.ID, f.Slug, f.Rel = EscapeName(f.ID), EscapeName(f.Slug), EscapeName(f.Rel)

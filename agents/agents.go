@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctxtools/ctx/loader"
@@ -348,7 +347,7 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 // every step can be interrupted and finished by the next command.
 func (a *Agents) crashAt(op, step string) {
 	if a.Getenv("CTX_TEST_CRASH_AT") == op+":"+step {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		kill(os.Getpid())
 		time.Sleep(time.Second)
 	}
 }
@@ -448,5 +447,9 @@ func RecordHook(ws *loader.Workspace, id, event, sessionID, source, tool, summar
 		r := []rune(strings.Join(strings.Fields(summary), " "))
 		st.Summary = string(r[:min(len(r), 200)])
 	}
-	return NewStore(ws).WriteStatus(id, st)
+	if err := NewStore(ws).WriteStatus(id, st); err != nil {
+		return err
+	}
+	Wake(ws)
+	return nil
 }

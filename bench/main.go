@@ -137,7 +137,7 @@ func main() {
 type config struct {
 	projects, runs, warmup int
 	only, bin, generate    string
-	keep, scale            bool
+	keep, scale, serve     bool
 }
 
 func run() int {
@@ -148,6 +148,7 @@ func run() int {
 	flag.StringVar(&cfg.only, "only", "", "run only the cases whose name contains `SUBSTR`")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the generated workspace and print its path")
 	flag.BoolVar(&cfg.scale, "scale", true, "also list 200 and 20,000 projects, each in a workspace of its own")
+	flag.BoolVar(&cfg.serve, "serve", true, "also measure ctx serve: hook → event latency, memory and idle CPU with 50 agents")
 	flag.StringVar(&cfg.bin, "bin", "", "measure the ctx binary at `PATH` instead of building one")
 	flag.StringVar(&cfg.generate, "generate", "", "write only the workspace, into `DIR` (the bench runs itself so)")
 	flag.Parse()
@@ -199,7 +200,8 @@ func benchmark(cfg config) error {
 			selected = append(selected, c)
 		}
 	}
-	if len(selected) == 0 {
+	serve := cfg.serve && (cfg.only == "" || cfg.only == "serve")
+	if len(selected) == 0 && !serve {
 		return fmt.Errorf("-only %q: no case name contains it", cfg.only)
 	}
 
@@ -243,7 +245,9 @@ func benchmark(cfg config) error {
 	for _, c := range selected {
 		width = max(width, len(c.name))
 	}
-	fmt.Printf("%-*s  %9s  %9s  %9s  %8s  %8s  %6s  %9s\n", width, "case", "median ms", "p90 ms", "min ms", "max RSS", "hello ms", "ratio", "target ms")
+	if len(selected) > 0 {
+		fmt.Printf("%-*s  %9s  %9s  %9s  %8s  %8s  %6s  %9s\n", width, "case", "median ms", "p90 ms", "min ms", "max RSS", "hello ms", "ratio", "target ms")
+	}
 	for _, c := range selected {
 		r, err := measure(bin, hello, ws, c, cfg.warmup, cfg.runs)
 		if err != nil {
@@ -256,6 +260,9 @@ func benchmark(cfg config) error {
 		fmt.Printf("%-*s  %9.2f  %9.2f  %9.2f  %5.1f MB  %8.2f  %5.2fx  %9.1f  %s\n", width, c.name,
 			ms(r.median), ms(r.p90), ms(r.min), float64(r.maxRSS)/(1<<20), ms(r.hello),
 			float64(r.median)/float64(r.hello), ms(c.target), verdict)
+	}
+	if serve {
+		return benchServe(bin)
 	}
 	return nil
 }

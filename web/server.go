@@ -46,6 +46,9 @@ type Options struct {
 	Heartbeat time.Duration
 	// PauseWait bounds how long a pause from the page waits for a working agent.
 	PauseWait time.Duration
+	// WakeDir is ctx's private runtime folder, where the server listens for the hooks'
+	// wake-ups (agents.ListenWake); "" polls only.
+	WakeDir string
 }
 
 // Server is one dashboard for one workspace.
@@ -196,6 +199,13 @@ func (s *Server) Run(ctx context.Context, grace time.Duration) error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	s.refresh(true) // the first snapshot exists before the first request
+	if s.opts.WakeDir != "" {
+		closeWake, err := agents.ListenWake(s.opts.WakeDir, s.ws, s.pokeWatch)
+		if err != nil {
+			return err
+		}
+		defer closeWake()
+	}
 	var wg sync.WaitGroup
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	wg.Go(func() { s.watch(watchCtx) })

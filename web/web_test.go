@@ -33,6 +33,12 @@ type testServer struct {
 
 func startServer(t *testing.T) *testServer {
 	t.Helper()
+	return startServerWith(t, nil)
+}
+
+// startServerWith is startServer with its options changed by set.
+func startServerWith(t *testing.T, set func(*Options)) *testServer {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ws")
 	if err := demo.Write(dir); err != nil {
 		t.Fatal(err)
@@ -52,7 +58,11 @@ func startServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ws, a, Options{Addr: "127.0.0.1:0", Poll: 50 * time.Millisecond, Heartbeat: 200 * time.Millisecond})
+	o := Options{Addr: "127.0.0.1:0", Poll: 50 * time.Millisecond, Heartbeat: 200 * time.Millisecond}
+	if set != nil {
+		set(&o)
+	}
+	s, err := New(ws, a, o)
 	if err != nil {
 		t.Fatal(err)
 	}

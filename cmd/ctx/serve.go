@@ -66,15 +66,15 @@ func runServe(o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote})
+	rt, err := session.OpenRuntime(o.Getenv)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote, WakeDir: rt.Dir})
 	if err != nil {
 		return inputError(err)
 	}
 	if err := srv.Listen(); err != nil {
-		return err
-	}
-	rt, err := session.OpenRuntime(o.Getenv)
-	if err != nil {
 		return err
 	}
 	info, err := srv.WriteInfo(rt.Dir)

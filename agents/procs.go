@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -31,7 +30,7 @@ func Marked(id string) []int {
 		if err != nil {
 			continue
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+		if !ownedBy(info, uid) {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
@@ -73,7 +72,7 @@ func EndMarked(id string, grace time.Duration) (found int, left []int) {
 	pids := Marked(id)
 	found = len(pids)
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		terminate(pid)
 	}
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
@@ -83,7 +82,7 @@ func EndMarked(id string, grace time.Duration) (found int, left []int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, pid := range alive(pids) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		kill(pid)
 	}
 	time.Sleep(100 * time.Millisecond)
 	return found, alive(Marked(id))
@@ -92,7 +91,7 @@ func EndMarked(id string, grace time.Duration) (found int, left []int) {
 func alive(pids []int) []int {
 	var out []int
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+		if exists(pid) && !zombie(pid) {
 			out = append(out, pid)
 		}
 	}
@@ -102,5 +101,5 @@ func alive(pids []int) []int {
 // pidAlive reports whether a process with pid exists (a ctx process that recorded an
 // operation).
 func pidAlive(pid int) bool {
-	return pid > 0 && syscall.Kill(pid, 0) == nil && !zombie(pid)
+	return pid > 0 && exists(pid) && !zombie(pid)
 }

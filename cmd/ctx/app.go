@@ -176,7 +176,7 @@ func Main(args []string, streams Streams, getenv func(string) string) int {
 		defer func() { _ = fw.Flush() }()
 		app.Out = fw
 	}
-	root := newRootCmd(app)
+	root := newRootCmdFor(app, args)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(app.Out)

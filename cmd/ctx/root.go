@@ -4,7 +4,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(app *App) *cobra.Command {
+// newRootCmd builds the whole command tree.
+func newRootCmd(app *App) *cobra.Command { return newRootCmdFor(app, nil) }
+
+// hotCommands are what Claude Code runs on every prompt, tool call and screen refresh:
+// the hooks and the status line. For them, only their own branch of the tree is built
+// (the whole tree costs a hook about a third of a millisecond).
+var hotCommands = map[string]func(*App) *cobra.Command{
+	"system":     newSystemCmd,
+	"statusline": newStatusLineCmd,
+}
+
+// newRootCmdFor builds the tree args need: the whole tree, or for a hot command (see
+// hotCommands) the root with that command alone.
+func newRootCmdFor(app *App, args []string) *cobra.Command {
 	opts := &loadOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "ctx",
@@ -46,6 +59,13 @@ no workspace, a malformed file).`,
 	addLoadFlags(cmd, opts)
 	_ = cmd.RegisterFlagCompletionFunc("project", completeProjects(app))
 
+	if len(args) > 0 {
+		if hot, ok := hotCommands[args[0]]; ok {
+			cmd.AddCommand(hot(app))
+			rejectUnknownSubcommands(cmd)
+			return cmd
+		}
+	}
 	cmd.AddCommand(
 		newLoadCmd(app, nil),
 		newProjectsCmd(app, nil),

@@ -160,7 +160,10 @@ func validID(id string) bool {
 	return true
 }
 
-// Create writes a new record; it fails if the id exists.
+// Create writes a new record; it fails if the id exists. The agent's folder is made
+// under a temporary name (which List skips) and renamed into place with its record in
+// it, so an agent never appears without one: a killed Create leaves only the temporary
+// folder, which a later Create or Remove deletes.
 func (s Store) Create(r *Record) error {
 	if err := loader.EnsureStateDir(filepath.Dir(s.Dir)); err != nil {
 		return err
@@ -168,20 +171,67 @@ func (s Store) Create(r *Record) error {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return fmt.Errorf("agents: %w", err)
 	}
-	if err := os.Mkdir(s.AgentDir(r.ID), 0o755); err != nil {
+	s.removeStaleTemps(time.Now())
+	dir := s.AgentDir(r.ID)
+	// A rename would replace an empty folder of that name: refuse, as a mkdir would.
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		if err == nil {
+			err = os.ErrExist
+		}
+		return fmt.Errorf("agent %s: %w", r.ID, err)
+	}
+	tmp := s.tempDir(r.ID)
+	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return fmt.Errorf("agent %s: %w", r.ID, err)
 	}
 	r.SchemaVersion = SchemaVersion
-	return s.write(r)
+	err := s.writeTo(filepath.Join(tmp, filepath.Base(s.recordPath(r.ID))), r)
+	if err == nil {
+		err = os.Rename(tmp, dir)
+	}
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("agent %s: %w", r.ID, err)
+	}
+	return nil
 }
 
 func (s Store) write(r *Record) error {
+	return s.writeTo(s.recordPath(r.ID), r)
+}
+
+func (s Store) writeTo(path string, r *Record) error {
 	r.UpdatedAt = time.Now().UTC()
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return durable.WriteFile(s.recordPath(r.ID), append(data, '\n'), 0o644)
+	return durable.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// tempPrefix begins the names of the folders of agents being created or removed; they
+// are not agent ids, so List never reads them.
+const tempPrefix = durable.TempPrefix + "agent-"
+
+// staleTempAge is how old a temporary folder must be before it is deleted, so that a
+// Create or Remove still running is not disturbed.
+const staleTempAge = time.Minute
+
+func (s Store) tempDir(id string) string {
+	return filepath.Join(s.Dir, fmt.Sprintf("%s%s-%d-%d", tempPrefix, id, os.Getpid(), time.Now().UnixNano()))
+}
+
+// removeStaleTemps deletes the temporary folders that killed Creates and Removes left.
+func (s Store) removeStaleTemps(now time.Time) {
+	entries, _ := os.ReadDir(s.Dir)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
+			_ = os.RemoveAll(filepath.Join(s.Dir, e.Name()))
+		}
+	}
 }
 
 // Load reads a record.
@@ -299,12 +349,22 @@ func (s Store) Resolve(query string) (*Record, error) {
 	return nil, &NotFoundError{Query: q}
 }
 
-// Remove deletes an agent's folder.
+// Remove deletes an agent's folder. The folder is first renamed away in one step, so
+// that a killed Remove leaves the agent whole or gone, never a folder without its
+// record that no command could name.
 func (s Store) Remove(id string) error {
 	if !validID(id) {
 		return fmt.Errorf("agent %q: not an agent id", id)
 	}
-	return os.RemoveAll(s.AgentDir(id))
+	s.removeStaleTemps(time.Now())
+	tmp := s.tempDir(id)
+	if err := os.Rename(s.AgentDir(id), tmp); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("agent %s: %w", id, err)
+	}
+	return os.RemoveAll(tmp)
 }
 
 // WriteStatus replaces an agent's status.json: hooks call it on every event of an agent

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -241,7 +240,7 @@ func TestAgentCrashShowsExited(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join("/proc", itoa(pid), "comm")); strings.TrimSpace(string(b)) != "claude" {
 		t.Fatalf("the pane runs %q, not claude", b)
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
+	killPID(pid)
 	deadline := time.Now().Add(10 * time.Second)
 	var w agentView
 	for time.Now().Before(deadline) {

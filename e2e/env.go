@@ -627,7 +627,7 @@ func endProcessesOf(entry string) {
 		return pids
 	}
 	for _, pid := range find() {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		killPID(pid)
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) && len(find()) > 0 {

@@ -61,6 +61,28 @@ func ParsePayload(data []byte) (*Payload, error) {
 	return p, nil
 }
 
+// EventStatus is the hook_event_name of the JSON Claude Code sends a status line.
+const EventStatus = "Status"
+
+// CheckEvent reports whether the payload may be an event of the kind want: a payload
+// that names another event (hook_event_name) was sent to the wrong hook. One that
+// names none passes: the field is not needed to act.
+func (p *Payload) CheckEvent(want string) error {
+	if p.HookEventName != "" && p.HookEventName != want {
+		return fmt.Errorf("hook payload: a %s event, not %s", quote(p.HookEventName), want)
+	}
+	return nil
+}
+
+// quote quotes s for a one-line message, its first 40 bytes at most.
+func quote(s string) string {
+	const keep = 40
+	if len(s) > keep {
+		return fmt.Sprintf("%q…", s[:keep])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
 // ToolInput holds the fields of a tool call's input that ctx reads. Decoding into it,
 // in the same pass as the payload, skips the rest (a Write's whole file) without a copy:
 // hooks run on every tool call, and a second pass over a large input costs

@@ -105,3 +105,24 @@ func TestEventID(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckEvent(t *testing.T) {
+	for _, tt := range []struct {
+		named, want string
+		err         string // a part of the error, "" for none
+	}{
+		{"PreCompact", "PreCompact", ""},
+		{"", "PreCompact", ""}, // not named: not needed to act
+		{"PostCompact", "PreCompact", `hook payload: a "PostCompact" event, not PreCompact`},
+		{"precompact", "PreCompact", `a "precompact" event`},
+		{strings.Repeat("x", 100) + "\n", "Stop", `a "` + strings.Repeat("x", 40) + `"… event, not Stop`},
+	} {
+		err := (&Payload{HookEventName: tt.named}).CheckEvent(tt.want)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%q for %s: unexpected error %v", tt.named, tt.want, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q for %s: got %v, want an error containing %q", tt.named, tt.want, err, tt.err)
+		}
+	}
+}

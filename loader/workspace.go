@@ -284,19 +284,9 @@ func EnsureStateDir(dir string) error {
 		return err
 	}
 	ignore := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(ignore); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(ignore); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return nil // another process wrote it first
-	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", ignore, err)
-	}
-	_, werr := f.WriteString(stateIgnore)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("write %s: %w", ignore, err)
-	}
-	return nil
+	_, err := durable.CreateExclusive(ignore, []byte(stateIgnore), 0o644)
+	return err
 }

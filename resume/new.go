@@ -23,6 +23,11 @@ type NewProject struct {
 	Now         time.Time
 }
 
+// NewTempPrefix begins the name of the folder a new project is built in, inside the
+// projects folder, before it is renamed into place. The loader lists only numbered
+// folders, so a folder a killed creation left is never taken for a project.
+const NewTempPrefix = ".ctx-new-"
+
 // maxSlug bounds the slug of a new project folder.
 const maxSlug = 48
 
@@ -32,6 +37,11 @@ var ErrBadName = errors.New("project name has no letters or digits to make a fol
 // Create makes a new project: the next free number (archived projects count, so
 // numbers never repeat), a slugged folder, the planning files and the save point, all
 // from templates. It holds a workspace lock so two creations never take one number.
+//
+// The project appears whole or not at all: it is built in a temporary folder of the
+// projects folder (NewTempPrefix, a name the loader never lists), every file synced,
+// then renamed into place in one step. A creation killed before the rename leaves
+// only that temporary folder, which a later Create removes.
 func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 	slug := Slug(np.Name)
 	if slug == "" {
@@ -45,32 +55,55 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 	}
 	var created *loader.Project
 	err := durable.WithLock(ws.StatePath("state", "new-project"), func() error {
+		projects := ws.ProjectsPath()
+		if err := durable.MkdirAll(projects, 0o755); err != nil {
+			return err
+		}
+		removeStaleBuilds(projects, time.Now())
 		n, err := nextNumber(ws)
 		if err != nil {
 			return err
 		}
 		id := fmt.Sprintf("%02d-%s", n, slug)
-		dir := filepath.Join(ws.ProjectsPath(), id)
-		if err := durable.MkdirAll(ws.ProjectsPath(), 0o755); err != nil {
-			return err
-		}
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		dir := filepath.Join(projects, id)
+		// A rename would replace an empty folder of that name: refuse, as a mkdir would.
+		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+			if err == nil {
+				err = os.ErrExist
+			}
 			return fmt.Errorf("create %s: %w", ws.Rel(dir), err)
 		}
-		created, err = fill(ws, dir, id, n, np)
-		if err != nil {
-			_ = os.RemoveAll(dir) // a half-made project helps no one
+		tmp := filepath.Join(projects, fmt.Sprintf("%s%d-%d", NewTempPrefix, os.Getpid(), time.Now().UnixNano()))
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", ws.Rel(tmp), err)
 		}
-		return err
+		err = fill(ws, tmp, id, n, np)
+		if err == nil {
+			err = syncFolder(tmp) // the entries of its subfolders
+		}
+		if err == nil {
+			err = os.Rename(tmp, dir)
+		}
+		if err != nil {
+			_ = os.RemoveAll(tmp) // a half-made project helps no one
+			return err
+		}
+		// The project is whole from here on: should this sync fail, a crash of the machine
+		// could at worst undo the rename, and the temporary folder would be removed by the
+		// next creation. Reporting a failure for a project that exists would mislead.
+		_ = syncFolder(projects)
+		created = ws.ReadProject(projectFolder(ws, dir, id, n), loader.ReadOptions{Progress: true})
+		return nil
 	})
 	return created, err
 }
 
-func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) (*loader.Project, error) {
+// fill writes the folders, planning files and save point of project id into dir.
+func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) error {
 	planning := filepath.Join(dir, ws.Config.PlanningDir)
 	for _, sub := range []string{ws.Config.PlanningDir, "02-resources", loader.WorkingDir, "04-outputs"} {
 		if err := durable.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	set := templates.Set{Dir: ws.StatePath("templates")}
@@ -82,17 +115,44 @@ func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) (*loader.P
 	for name, file := range map[string]string{templates.Overview: "overview.md", templates.Plan: "plan.md", templates.Steps: "steps.md"} {
 		text, err := set.Render(name, data)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := durable.WriteFile(filepath.Join(planning, file), text, 0o644); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	p := ws.ReadProject(loader.Folder{ID: id, Number: n, Slug: strings.TrimPrefix(id, fmt.Sprintf("%02d-", n)), Dir: dir, Rel: ws.Rel(dir)}, loader.ReadOptions{Progress: true})
-	if _, err := Save(ws, p, Change{Now: np.Now, Trigger: "new", Summary: "project created"}); err != nil {
-		return nil, err
+	// The save point names its reads relative to the project folder, so writing it
+	// in the temporary folder gives the bytes it has once renamed. No other process
+	// knows that folder: the save point's lock (Save) is not needed, and would leave a
+	// lock file named after a path that is gone.
+	p := ws.ReadProject(projectFolder(ws, dir, id, n), loader.ReadOptions{Progress: true})
+	_, err := saveLocked(ws, p, Change{Now: np.Now, Trigger: "new", Summary: "project created"}, ws.ResumePath(p))
+	return err
+}
+
+// projectFolder is the folder of project id, as the loader would list it, kept in dir.
+func projectFolder(ws *loader.Workspace, dir, id string, n int) loader.Folder {
+	return loader.Folder{ID: id, Number: n, Slug: strings.TrimPrefix(id, fmt.Sprintf("%02d-", n)), Dir: dir, Rel: ws.Rel(dir)}
+}
+
+// staleBuildAge is how old a temporary project folder must be before a creation
+// removes it. Creations in a workspace hold its lock, so a folder found is normally a
+// killed one's; the margin spares a creation running under another lock (a second
+// workspace configured with the same projects folder).
+const staleBuildAge = time.Minute
+
+// removeStaleBuilds removes the temporary folders that killed creations left in the
+// projects folder.
+func removeStaleBuilds(projects string, now time.Time) {
+	entries, _ := os.ReadDir(projects)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), NewTempPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleBuildAge {
+			_ = os.RemoveAll(filepath.Join(projects, e.Name()))
+		}
 	}
-	return p, nil
 }
 
 // Slug turns a name into a folder slug: lowercase letters and digits (of any script)

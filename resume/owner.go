@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/ctxtools/ctx/loader"
 )
@@ -31,10 +30,8 @@ func writable(ws *loader.Workspace, path string) (fileOwner, error) {
 		return fileOwner{}, fmt.Errorf("%s: %w", ws.Rel(path), err)
 	}
 	o := fileOwner{mode: fi.Mode().Perm()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		o.uid, o.gid, o.known = int(st.Uid), int(st.Gid), true
-	}
-	if o.mode&0o200 == 0 || syscall.Access(path, 2 /* W_OK */) != nil {
+	o.uid, o.gid, o.known = ownerOf(fi)
+	if o.mode&0o200 == 0 || !mayWrite(path) {
 		return fileOwner{}, fmt.Errorf("%s: %w; not written (make it writable, e.g. chmod u+w, to let ctx save): %w", ws.Rel(path), ErrReadOnly, ErrNotWritten)
 	}
 	return o, nil
@@ -50,8 +47,7 @@ func (o fileOwner) restore(path string) string {
 	if err != nil {
 		return ""
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || (int(st.Uid) == o.uid && int(st.Gid) == o.gid) {
+	if uid, gid, ok := ownerOf(fi); !ok || (uid == o.uid && gid == o.gid) {
 		return ""
 	}
 	if err := os.Chown(path, o.uid, o.gid); err != nil {

@@ -52,6 +52,25 @@ func SafeID(id string) (string, error) {
 	return safe, nil
 }
 
+// CheckSessionID reports whether id can name an agent session as it is: not empty,
+// and its own file name, which SafeID leaves unchanged (letters, digits, '.', '_' and
+// '-', no leading '.', at most 64 bytes). Claude Code's ids are UUIDs; anything else
+// in a hook payload is not a session ctx should write files for.
+func CheckSessionID(id string) error {
+	safe, err := SafeID(id)
+	if err != nil {
+		return err
+	}
+	if safe != id {
+		shown := id
+		if len(shown) > 40 {
+			shown = shown[:40] + "…"
+		}
+		return fmt.Errorf("session id %q is not a safe identifier (letters, digits, '.', '_' and '-', at most %d)", shown, maxIDLen)
+	}
+	return nil
+}
+
 // Binding records which project an agent session works on.
 type Binding struct {
 	SessionID string    `json:"session_id"`

@@ -54,6 +54,34 @@ func TestSafeID(t *testing.T) {
 	}
 }
 
+func TestCheckSessionID(t *testing.T) {
+	for _, tt := range []struct {
+		id  string
+		err string // a part of the error, "" for none
+	}{
+		{"3f6c2a9e-8b1d-4e7a-9c55-0d2b7e41a6f3", ""},
+		{"s1", ""},
+		{"a.b_c-D", ""},
+		{"", "session id is empty"},
+		{" \t", "session id is empty"},
+		{"../b1", `session id "../b1" is not a safe identifier`},
+		{".hidden", "not a safe identifier"},
+		{"a b", "not a safe identifier"},
+		{"a/b", "not a safe identifier"},
+		{"é", "not a safe identifier"},
+		{strings.Repeat("a", 64), ""},
+		{strings.Repeat("a", 65), `"` + strings.Repeat("a", 40) + `…" is not a safe identifier`},
+	} {
+		err := CheckSessionID(tt.id)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%q: unexpected error %v", tt.id, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: got %v, want an error containing %q", tt.id, err, tt.err)
+		}
+	}
+}
+
 func TestBindings(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	b := Bindings{StateDir: dir}

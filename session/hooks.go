@@ -100,7 +100,8 @@ type UsageCheck struct {
 // threshold or auto-saves at the auto-save threshold. It runs on every prompt and after
 // every tool call: a compaction can come between two tool calls of one turn, with no
 // prompt before it. It returns the lines for the agent and the usage read (nil when
-// none could be).
+// none could be: no transcript yet, or no line of it within the scan bound tells the
+// usage).
 //
 // While the session is paused nothing is said: a warning waits (it is given at the
 // first prompt after `ctx resume`, with the figures of then), and an auto-save still
@@ -120,6 +121,11 @@ func CheckUsage(ws *loader.Workspace, in UsageCheck) ([]string, *usage.Usage, er
 	u, err := ReadUsage(ws, in.TranscriptPath, in.Client)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
+	}
+	if errors.Is(err, usage.ErrUnknown) {
+		// No assistant line within the scan bound: nothing to judge, so no nudge and no
+		// auto-save; `ctx usage` says why.
+		return nil, nil, boundErr
 	}
 	if err != nil {
 		return nil, nil, errors.Join(boundErr, err)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
@@ -39,8 +38,8 @@ func RuntimeDir(getenv func(string) string) string {
 
 // OpenRuntime opens the runtime folder, creating it with mode 0700 when missing. An
 // existing folder must be a real folder (not a symlink), owned by this user, and
-// private (no group or other permissions); otherwise it is refused, not repaired:
-// someone else may control it.
+// private (no group or other permissions; on Unix, see checkPrivate); otherwise it is
+// refused, not repaired: someone else may control it.
 func OpenRuntime(getenv func(string) string) (*Runtime, error) {
 	dir := RuntimeDir(getenv)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -55,11 +54,9 @@ func OpenRuntime(getenv func(string) string) (*Runtime, error) {
 		return nil, fmt.Errorf("%w: %s is a symlink", ErrUnsafeRuntime, dir)
 	case !fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is not a folder", ErrUnsafeRuntime, dir)
-	case fi.Mode().Perm()&0o077 != 0:
-		return nil, fmt.Errorf("%w: %s has mode %o, want 700", ErrUnsafeRuntime, dir, fi.Mode().Perm())
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return nil, fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeRuntime, dir, st.Uid, os.Getuid())
+	if err := checkPrivate(dir, fi); err != nil {
+		return nil, err
 	}
 	return &Runtime{Dir: dir}, nil
 }

@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,18 +33,7 @@ func EnsureSessionsDir(dir string) (wroteIgnore bool, err error) {
 	if _, err := os.Lstat(ignore); !errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	f, err := os.OpenFile(ignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil // another process wrote it first
-	}
-	if err != nil {
-		return false, fmt.Errorf("create %s: %w", ignore, err)
-	}
-	_, werr := f.WriteString(sessionsIgnore)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return false, fmt.Errorf("write %s: %w", ignore, err)
-	}
-	return true, nil
+	return durable.CreateExclusive(ignore, []byte(sessionsIgnore), 0o644)
 }
 
 // ensureSessionsDir is EnsureSessionsDir for the writers of the folder, which only

@@ -7,8 +7,8 @@ import (
 )
 
 // FuzzRead feeds arbitrary bytes to the tail reader as a transcript, read in chunks of
-// every size: it must never panic, never report negative tokens, and always agree with a
-// plain forward reading of the lines.
+// every size and within scan bounds of several sizes: it must never panic, never report
+// negative tokens, and always agree with a plain forward reading of the lines.
 func FuzzRead(f *testing.F) {
 	for _, seed := range []string{
 		laterAssistant,
@@ -23,14 +23,16 @@ func FuzzRead(f *testing.F) {
 		"",
 	} {
 		f.Add([]byte(seed), uint8(3))
+		f.Add([]byte(seed), uint8(3+32*5)) // read no further back than 5*29 bytes
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8) {
-		lim := limits{firstChunk: 1 + int(chunk%32), maxChunk: 64, maxLine: 256}
+		// chunk's low bits set the first chunk, its high ones the scan bound (0: none).
+		lim := limits{firstChunk: 1 + int(chunk%32), maxChunk: 64, maxLine: 256, maxScan: int64(chunk/32) * 29}
 		got, err := scan(bytes.NewReader(data), int64(len(data)), lim)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := forward(data, lim.maxLine); got != want {
+		if want := forwardWithin(data, lim.maxLine, lim.maxScan); got != want {
 			t.Fatalf("backward %+v, forward %+v", got, want)
 		}
 		u, err := readTail(bytes.NewReader(data), int64(len(data)), Config{}, Client{}, defaultLimits)

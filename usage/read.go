@@ -39,10 +39,12 @@ const syntheticModel = "<synthetic>"
 // Read computes usage from the transcript at path (JSONL): the input, cache-creation and
 // cache-read tokens of the latest main-chain assistant line, or the size after a
 // compaction that is newer than any such line. It reads backwards from the end, so its
-// cost follows the distance to that line, not the size of the file. A transcript with no
-// usable line yet gives Source "none" and 0 tokens; a missing file is an error wrapping
-// os.ErrNotExist. The window and the budget come from the transcript's model and Claude
-// Code's configuration cl (see Compute).
+// cost follows the distance to that line, not the size of the file, and it looks no
+// further back than cfg's MaxScanBytes: past that, the usage is unknown (an error
+// wrapping ErrUnknown), which bounds the cost of a giant file with no such line in its
+// tail. A transcript with no usable line yet (all of it read) gives Source "none" and 0
+// tokens; a missing file is an error wrapping os.ErrNotExist. The window and the budget
+// come from the transcript's model and Claude Code's configuration cl (see Compute).
 func Read(path string, cfg Config, cl Client) (*Usage, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -72,18 +74,25 @@ func Read(path string, cfg Config, cl Client) (*Usage, error) {
 	return u, nil
 }
 
-// limits sets the chunk and line sizes, so that tests can make them tiny.
+// limits sets the chunk and line sizes, so that tests can make them tiny, and how
+// many bytes from the end are read at most (0: all of them).
 type limits struct {
 	firstChunk, maxChunk, maxLine int
+	maxScan                       int64
 }
 
 var defaultLimits = limits{firstChunk: firstChunk, maxChunk: maxChunk, maxLine: maxLine}
 
-// readTail computes usage from the size bytes of r, read backwards.
+// readTail computes usage from the size bytes of r, read backwards no further than
+// cfg's MaxScanBytes.
 func readTail(r io.ReaderAt, size int64, cfg Config, cl Client, lim limits) (*Usage, error) {
+	lim.maxScan = cfg.scanBytes()
 	f, err := scan(r, size, lim)
 	if err != nil {
 		return nil, err
+	}
+	if f.source == sourceUnknown {
+		return nil, &UnknownError{Scanned: lim.maxScan}
 	}
 	return compute(f.tokens, f.reached, f.model, f.source, cfg, cl), nil
 }
@@ -96,9 +105,14 @@ type finding struct {
 	model   string
 }
 
+// sourceUnknown is the finding of a scan that stopped at lim.maxScan with no line that
+// decides the usage.
+const sourceUnknown = "unknown"
+
 // scan walks the lines of r from the last to the first and returns the first that
 // decides the usage. A line is judged only once it is whole: when the newline before it,
-// or the start of the file, has been read.
+// or the start of the file, has been read. It reads no byte before size - lim.maxScan:
+// the line cut there is not judged, and when nothing decided, the usage is unknown.
 //
 // State: the pending line ends at limit (a newline, or the end of the file), and the
 // bytes read so far that belong to it are [off, limit), which hold no newline.
@@ -132,10 +146,14 @@ func scan(r io.ReaderAt, size int64, lim limits) (finding, error) {
 		return buf, nil
 	}
 
+	floor := int64(0) // the first byte that may be read
+	if lim.maxScan > 0 && size > lim.maxScan {
+		floor = size - lim.maxScan
+	}
 	limit, off := size, size
 	chunk := lim.firstChunk
-	for off > 0 {
-		n := int(min(int64(chunk), off))
+	for off > floor {
+		n := int(min(int64(chunk), off-floor))
 		chunk = min(chunk*2, lim.maxChunk)
 		block = resize(block, n)
 		base = off - int64(n)
@@ -167,6 +185,9 @@ func scan(r io.ReaderAt, size int64, lim limits) (finding, error) {
 			limit = start - 1
 			end = i
 		}
+	}
+	if floor > 0 {
+		return finding{source: sourceUnknown}, nil
 	}
 	return finding{source: SourceNone}, nil
 }

@@ -265,17 +265,22 @@ func TestReadOnlyTheTail(t *testing.T) {
 // TestReadMemory checks that a line too long to hold is skipped without being held, and
 // that long lines that are held are not held twice over.
 func TestReadMemory(t *testing.T) {
-	for name, o := range map[string]fixture.TranscriptOptions{
-		"past a 40 MB tool result": {Bytes: 42 << 20, FinalTokens: 77_000, HugeToolResultAfter: 40 << 20},
-		"past a 3.9 MB tool result to a 3.5 MB assistant line": {Bytes: 10 << 20, FinalTokens: 77_000,
-			HugeToolResultAfter: 3900 << 10, HugeAssistantLine: 3500 << 10},
+	for name, tt := range map[string]struct {
+		o   fixture.TranscriptOptions
+		cfg Config
+	}{
+		// Further back than the default bound: only a larger one reaches it.
+		"past a 40 MB tool result": {fixture.TranscriptOptions{Bytes: 42 << 20, FinalTokens: 77_000, HugeToolResultAfter: 40 << 20},
+			Config{MaxScanBytes: 64 << 20}},
+		"past a 3.9 MB tool result to a 3.5 MB assistant line": {fixture.TranscriptOptions{Bytes: 10 << 20, FinalTokens: 77_000,
+			HugeToolResultAfter: 3900 << 10, HugeAssistantLine: 3500 << 10}, Config{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			path := transcript(t, o)
+			path := transcript(t, tt.o)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			u, err := Read(path, Config{}, Client{})
+			u, err := Read(path, tt.cfg, Client{})
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)

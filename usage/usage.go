@@ -22,6 +22,12 @@ const (
 	DefaultWarnAt = 0.75
 	// DefaultAutoSaveAt is the fraction of the budget at which ctx saves by itself.
 	DefaultAutoSaveAt = 0.90
+	// DefaultMaxScanBytes is how far back from a transcript's end Read looks for the
+	// line that tells the usage. In real transcripts the assistant lines are at most a
+	// few hundred kilobytes apart (the longest stretch measured: 349 KB); 32 MiB leaves
+	// room for a turn of several multi-megabyte tool results and keeps a hook's worst
+	// case to tens of milliseconds, whatever the file's size.
+	DefaultMaxScanBytes = 32 << 20
 )
 
 // Claude Code's compaction arithmetic (CLAUDE-CODE.md §2): the effective window is the
@@ -38,6 +44,31 @@ const (
 	SourceCompactBoundary = "compact_boundary" // a compaction newer than any assistant line
 	SourceNone            = "none"             // nothing usable in the transcript yet
 )
+
+// ErrUnknown says that a transcript's usage cannot be told: no line that tells it lies
+// within the last MaxScanBytes of the file. Hooks treat it as no usage at all.
+var ErrUnknown = errors.New("usage unknown")
+
+// UnknownError is ErrUnknown with how far back the reader looked.
+type UnknownError struct {
+	Scanned int64 // bytes from the end of the file
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("%v: no assistant line in its last %s; usage.max_scan_bytes in .ctx/config.yaml sets how far back ctx looks",
+		ErrUnknown, byteSize(e.Scanned))
+}
+
+// Is makes errors.Is(err, ErrUnknown) true.
+func (e *UnknownError) Is(target error) bool { return target == ErrUnknown }
+
+// byteSize writes n in MiB when it is a whole number of them, else in bytes.
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // Where a Usage's window came from, besides "model <id>" and Claude Code's settings.
 const (
@@ -86,11 +117,23 @@ type Usage struct {
 // default reserve (33k), unless a Claude Code setting (CLAUDE_CODE_AUTO_COMPACT_WINDOW,
 // --autocompact, autoCompactWindow, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, or compaction
 // turned off) says where compaction starts: what Claude Code does wins.
+//
+// MaxScanBytes bounds how far back from the transcript's end Read looks for the line
+// that tells the usage (DefaultMaxScanBytes when 0); past it the usage is unknown.
 type Config struct {
-	Window     int     `yaml:"window"`
-	Reserve    int     `yaml:"reserve"`
-	WarnAt     float64 `yaml:"warn_at"`
-	AutoSaveAt float64 `yaml:"auto_save_at"`
+	Window       int     `yaml:"window"`
+	Reserve      int     `yaml:"reserve"`
+	WarnAt       float64 `yaml:"warn_at"`
+	AutoSaveAt   float64 `yaml:"auto_save_at"`
+	MaxScanBytes int64   `yaml:"max_scan_bytes"`
+}
+
+// scanBytes is MaxScanBytes, or its default.
+func (c Config) scanBytes() int64 {
+	if c.MaxScanBytes > 0 {
+		return c.MaxScanBytes
+	}
+	return DefaultMaxScanBytes
 }
 
 // Validate reports every setting out of range, each error naming its key, with the
@@ -109,6 +152,9 @@ func (c Config) Validate() error {
 	}
 	if c.Window > 0 && reserve > 0 && c.Window <= reserve {
 		errs = append(errs, fmt.Errorf("window: must be above reserve (%d), got %d", reserve, c.Window))
+	}
+	if c.MaxScanBytes < 0 {
+		errs = append(errs, fmt.Errorf("max_scan_bytes: must be above 0 (or 0 for %s), got %d", byteSize(DefaultMaxScanBytes), c.MaxScanBytes))
 	}
 	if c.Window == 0 && reserve >= DefaultWindow {
 		errs = append(errs, fmt.Errorf("reserve: must be below the automatic window (%d), got %d; set window as well", DefaultWindow, reserve))

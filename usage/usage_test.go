@@ -206,6 +206,8 @@ func TestConfigValidate(t *testing.T) {
 		{Config{WarnAt: 0.95}, "warn_at: must be below auto_save_at (0.9), got 0.95"},
 		{Config{WarnAt: 0.5, AutoSaveAt: 0.5}, "warn_at: must be below auto_save_at"},
 		{Config{AutoSaveAt: 0.7}, "warn_at: must be below auto_save_at (0.7), got 0.75"},
+		{Config{MaxScanBytes: 1 << 30}, ""},
+		{Config{MaxScanBytes: -1}, "max_scan_bytes: must be above 0 (or 0 for 32 MiB), got -1"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
@@ -227,11 +229,11 @@ func TestConfigValidate(t *testing.T) {
 
 func TestConfigYAML(t *testing.T) {
 	var cfg Config
-	src := "window: 1000000\nreserve: 40000\nwarn_at: 0.7\nauto_save_at: 0.85\n"
+	src := "window: 1000000\nreserve: 40000\nwarn_at: 0.7\nauto_save_at: 0.85\nmax_scan_bytes: 67108864\n"
 	if err := yaml.Unmarshal([]byte(src), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Window: 1_000_000, Reserve: 40_000, WarnAt: 0.7, AutoSaveAt: 0.85}
+	want := Config{Window: 1_000_000, Reserve: 40_000, WarnAt: 0.7, AutoSaveAt: 0.85, MaxScanBytes: 64 << 20}
 	if cfg != want {
 		t.Errorf("got %+v, want %+v", cfg, want)
 	}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,6 +47,7 @@ func TestScripts(t *testing.T) {
 			"bigfile":    cmdBigfile,
 			"transcript": cmdTranscript,
 			"boundary":   cmdBoundary,
+			"digest":     cmdDigest,
 		},
 	})
 }
@@ -193,5 +197,57 @@ func cmdBoundary(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err != nil {
 		ts.Fatalf("boundary: %v", err)
+	}
+}
+
+// cmdDigest writes `digest FILE DIR...`: a line for every file, folder and link under
+// each DIR (and for a DIR that does not exist), with its mode, modification time, size
+// and a hash of its content. `cmp` of two digests shows whether anything on disk
+// changed, even a file rewritten with the same bytes or a temporary file removed again.
+func cmdDigest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: digest FILE DIR...")
+	}
+	var b strings.Builder
+	for _, dir := range args[1:] {
+		root := ts.MkAbs(dir)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if path == root && errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(&b, "%s absent\n", dir)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			name := filepath.ToSlash(filepath.Join(dir, rel))
+			line := fmt.Sprintf("%s %v %d %d", name, info.Mode(), info.ModTime().UnixNano(), info.Size())
+			switch {
+			case info.Mode().IsRegular():
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				line += fmt.Sprintf(" %x", sha256.Sum256(data))
+			case info.Mode()&fs.ModeSymlink != 0:
+				target, err := os.Readlink(path)
+				if err != nil {
+					return err
+				}
+				line += " -> " + target
+			}
+			b.WriteString(line + "\n")
+			return nil
+		})
+		if err != nil {
+			ts.Fatalf("digest: %v", err)
+		}
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644); err != nil {
+		ts.Fatalf("digest: %v", err)
 	}
 }

@@ -50,6 +50,7 @@ one it prints a short line of its own.
 
 // statusInput is the part of Claude Code's status-line JSON that ctx reads.
 type statusInput struct {
+	HookEventName  string `json:"hook_event_name"`
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
@@ -68,16 +69,17 @@ type statusInput struct {
 }
 
 // runStatusLine never fails the status line over ctx's own part: a window it cannot
-// record is a warning on stderr, which Claude Code does not show.
+// record is a warning on stderr, which Claude Code does not show. Input that is not
+// Claude Code's status-line JSON for a session (empty, not JSON, another event, no
+// session id that is a safe identifier) records nothing; the line is printed all the
+// same.
 func runStatusLine(opts *statusLineOptions) error {
 	data, _ := opts.readStdin(hookStdinWait)
-	var in statusInput
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &in); err != nil {
-			opts.Warn("statusline: %v", err)
-		}
+	in, inErr := readStatusInput(data)
+	if inErr != nil {
+		opts.Warn("statusline: %v; nothing recorded", inErr)
 	}
-	if in.SessionID != "" && in.ContextWindow.Size > 0 {
+	if inErr == nil && in.ContextWindow.Size > 0 {
 		ws, _ := opts.workspaceFrom(firstNonEmpty(in.Workspace.ProjectDir, in.Workspace.CurrentDir, in.Cwd))
 		rt, _ := session.OpenRuntime(opts.Getenv)
 		err := session.RecordWindow(ws, rt, session.WindowRecord{
@@ -115,6 +117,28 @@ func runStatusLine(opts *statusLineOptions) error {
 		return fmt.Errorf("statusline: %w", err)
 	}
 	return nil
+}
+
+// readStatusInput decodes the status-line JSON. What it could decode is returned even
+// with an error, for the line to show. As with hook payloads, a field of an unexpected
+// type is left empty rather than cost the rest.
+func readStatusInput(data []byte) (statusInput, error) {
+	var in statusInput
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return in, errors.New("status-line JSON: empty")
+	}
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal(data, &in); err != nil && !errors.As(err, &te) {
+		return in, fmt.Errorf("status-line JSON: %w", err)
+	}
+	if in.HookEventName != "" && in.HookEventName != hook.EventStatus {
+		return in, fmt.Errorf("status-line JSON: a %.40q event, not %s", in.HookEventName, hook.EventStatus)
+	}
+	if err := session.CheckSessionID(in.SessionID); err != nil {
+		return in, fmt.Errorf("status-line JSON: %w", err)
+	}
+	return in, nil
 }
 
 // statusLineOwn prints ctx's own short line: the model and how full the window is.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -29,7 +30,10 @@ func newSystemCmd(app *App) *cobra.Command {
 		Short: "Plumbing that Claude Code's hooks call (see `ctx init`)",
 		Long: `Plumbing commands that Claude Code's hooks call, one per event. Each reads the
 hook's JSON on stdin. Outside a workspace they do nothing; an internal error
-prints one warning and exits 0, so a broken ctx never breaks the agent's turn.`,
+prints one warning and exits 0, so a broken ctx never breaks the agent's turn.
+Input that is not the event's JSON (empty, not JSON, another event's, no
+session_id made of letters, digits, '.', '_' and '-') changes nothing: one
+warning says why. The guard still refuses a command it cannot read.`,
 		Example: `  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size
   ctx system pause --session-id s1`,
 		Hidden: true,
@@ -86,18 +90,26 @@ type hookRun struct {
 }
 
 // runHook reads the payload, finds the workspace and runs the hook. Outside a workspace
-// it does nothing; a failure becomes one warning and exit 0.
+// it does nothing; a failure becomes one warning and exit 0. A payload that is not a
+// real event of the hook's kind (empty, not a JSON object, naming another event, or
+// without a session id that is a safe identifier) changes nothing: one warning says
+// why. The guard judges whatever command it can read, session id or not, and refuses
+// one it cannot read.
 func runHook(app *App, name string, run func(*hookRun) error) error {
 	h := &hookRun{App: app, Name: name, Payload: &hook.Payload{}}
-	data, inputErr := app.readStdin(hookStdinWait)
-	if len(data) > 0 && inputErr == nil {
-		var p *hook.Payload
-		if p, inputErr = hook.ParsePayload(data); inputErr == nil {
-			h.Payload = p
+	event, isEvent := hookEvents[name]
+	guardHook := name == guardHookName
+	var data []byte
+	var inputErr error
+	if isEvent {
+		data, inputErr = app.readStdin(hookStdinWait)
+		if inputErr == nil {
+			var p *hook.Payload
+			if p, inputErr = hook.ParsePayload(data); inputErr == nil {
+				h.Payload = p
+			}
 		}
 	}
-	h.SessionID = firstNonEmpty(h.Payload.SessionID, app.Getenv(session.EnvSessionID), session.UnknownSession)
-	guardHook := name == guardHookName
 	if guardHook && inputErr != nil && len(data) > 0 {
 		// A command the guard cannot read is a command it cannot judge: refused.
 		return hook.WriteDeny(app.Out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
@@ -111,8 +123,17 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 		return nil // not in a workspace: project hooks do nothing, not even complain
 	}
 	h.WS = ws // nil for the guard outside a workspace: it judges wherever it is installed
+	if isEvent && inputErr == nil {
+		inputErr = h.Payload.CheckEvent(event)
+	}
+	if idErr := session.CheckSessionID(h.Payload.SessionID); idErr == nil {
+		h.SessionID = h.Payload.SessionID
+	} else if isEvent && inputErr == nil && !guardHook {
+		inputErr = fmt.Errorf("hook payload: %w", idErr)
+	}
 	if inputErr != nil {
-		app.Warn("%s: %v", name, inputErr)
+		app.Warn("%s: %v; nothing done", name, inputErr)
+		return nil
 	}
 	if onceOnly[name] && !h.firstRun() {
 		return nil
@@ -120,7 +141,7 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 	if cfgErr != nil {
 		h.configProblem(cfgErr, configFallback)
 	}
-	if id := app.Getenv(agents.EnvAgentID); id != "" && ws != nil {
+	if id := app.Getenv(agents.EnvAgentID); id != "" && ws != nil && h.SessionID != "" {
 		// An agent's session: its activity for ctx agents and the dashboard. Never a
 		// reason to fail the hook.
 		if err := agents.RecordHook(ws, id, hookEvents[name], h.SessionID, h.Payload.Source,
@@ -138,7 +159,8 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 	return nil
 }
 
-// hookEvents names the Claude Code event each hook command runs on.
+// hookEvents names the Claude Code event each hook command runs on. A command not
+// listed (cleanup-tmp) is no event's: it reads no payload.
 var hookEvents = map[string]string{
 	"session-start": "SessionStart", "check-context-size": "UserPromptSubmit",
 	"block-dangerous-commands": "PreToolUse", "record-action": "PostToolUse", "stop": "Stop",

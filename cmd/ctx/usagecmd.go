@@ -37,7 +37,9 @@ $DISABLE_AUTO_COMPACT or autoCompactEnabled in ~/.claude.json, which make
 compaction manual and the whole window the budget.
 
 Settings: the usage: section of .ctx/config.yaml (warn_at, auto_save_at; and
-window, reserve for a model ctx does not know).
+window, reserve for a model ctx does not know; max_scan_bytes, how far back from
+the transcript's end ctx looks for the last assistant line, 32 MiB by default:
+when there is none within it, the usage is unknown and ctx usage exits 1).
 
 Without --transcript, the transcript the hooks last saw for the session
 (--session-id, else $CLAUDE_CODE_SESSION_ID), else Claude Code's own file for it.`,
@@ -79,6 +81,9 @@ func runUsage(opts *usageOptions) error {
 		opts.Warn("claude code settings: %s", problem)
 	}
 	u, err := usage.Read(path, cfg, client)
+	if errors.Is(err, usage.ErrUnknown) {
+		return err // a transcript read, but nothing in its tail tells the usage: exit 1
+	}
 	if err != nil {
 		return inputError(err)
 	}

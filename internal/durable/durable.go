@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -93,6 +94,11 @@ func globEscape(s string) string {
 }
 
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		// Windows cannot fsync a folder (it is refused, golang/go#75541); NTFS makes
+		// the rename itself durable.
+		return nil
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)

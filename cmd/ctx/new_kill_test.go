@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxtools/ctx/resume"
+)
+
+// TestKilledNewLeavesWholeOrNothing kills `ctx new` at random moments of its run and
+// checks after each kill that every project folder is whole (planning files and save
+// point, all parseable) or not there, and that `ctx projects` lists only whole projects.
+// The next whole `ctx new` then removes what killed ones left behind.
+func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
+	bin := ctxBinary(t)
+	tail := checklistTail(t)
+	ws := t.TempDir()
+	projectsDir := filepath.Join(ws, "02-projects")
+	if err := os.MkdirAll(projectsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// A few whole runs time one, so that the kills below spread over a whole run:
+	// startup, numbering, the folders, the planning files, the save point, the rename.
+	var took []time.Duration
+	for i := range 3 {
+		start := time.Now()
+		runCtx(t, bin, ws, "new", fmt.Sprintf("Whole %d", i))
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	maxDelay := max(8*time.Millisecond, took[1]*5/4)
+
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("CTX_KILL_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("CTX_KILL_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (rerun with CTX_KILL_SEED=%d); a new takes %v; kills within %v", seed, seed, took[1], maxDelay)
+	rng := rand.New(rand.NewPCG(seed, seed))
+
+	const runs = 200
+	deadline := time.Now().Add(12 * time.Second) // fewer runs on a slow machine, not a slow test
+	var done, finished int
+	half := map[string]string{} // folder → what is missing, over all runs
+	shownBroken := map[string]bool{}
+	for n := 1; n <= runs && time.Now().Before(deadline); n++ {
+		done++
+		delay := time.Duration(rng.Int64N(int64(maxDelay) + 1))
+		r := startCtx(t, bin, ws, "", "new", fmt.Sprintf("Name %d", n))
+		time.Sleep(delay)
+		_ = r.cmd.Process.Signal(syscall.SIGKILL)
+		err := r.cmd.Wait()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			finished++
+		case errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+		default:
+			t.Fatalf("run %d (killed after %v): %v\nstderr:\n%s", n, delay, err, &r.stderr)
+		}
+
+		onDisk, temps := projectFolders(t, projectsDir)
+		for _, id := range onDisk {
+			if _, seen := half[id]; seen {
+				continue
+			}
+			if err := checkWholeProject(filepath.Join(projectsDir, id), id, tail); err != nil {
+				half[id] = fmt.Sprintf("run %d (killed after %v): %v", n, delay, err)
+			}
+		}
+		listed := listProjects(t, bin, ws)
+		var ids []string
+		for _, p := range listed {
+			ids = append(ids, p.ID)
+			if len(p.Problems) == 0 && p.Progress.TasksTotal > 0 {
+				continue
+			}
+			if _, isHalf := half[p.ID]; isHalf {
+				shownBroken[p.ID] = true
+				continue
+			}
+			t.Errorf("run %d (killed after %v): ctx projects lists %s with problems %q and %d tasks, though its files are whole", n, delay, p.ID, p.Problems, p.Progress.TasksTotal)
+		}
+		if !slices.Equal(ids, onDisk) {
+			t.Fatalf("run %d (killed after %v): ctx projects lists %v, the folder holds %v (and temporary %v)", n, delay, ids, onDisk, temps)
+		}
+	}
+	onDisk, temps := projectFolders(t, projectsDir)
+	t.Logf("%d runs: %d finished before the kill, %d projects on disk, %d temporary folders, %d half-made projects (%d of them listed by ctx projects with problems or no tasks)",
+		done, finished, len(onDisk), len(temps), len(half), len(shownBroken))
+	if len(half) > 0 {
+		var examples []string
+		for _, id := range onDisk {
+			if why, ok := half[id]; ok && len(examples) < 5 {
+				examples = append(examples, why)
+			}
+		}
+		t.Errorf("%d of %d runs left a half-made project, e.g.\n%s", len(half), done, strings.Join(examples, "\n"))
+	}
+	numbers := map[int]string{}
+	for _, id := range onDisk {
+		n := leadingInt(id)
+		if other, dup := numbers[n]; dup {
+			t.Errorf("two projects share number %d: %s and %s", n, other, id)
+		}
+		numbers[n] = id
+	}
+
+	// Temporary folders of killed runs are removed by the next whole `ctx new` once
+	// they are a minute old; a younger one may belong to a `ctx new` still running and
+	// is kept.
+	old := time.Now().Add(-2 * time.Minute)
+	for _, name := range temps {
+		if err := os.Chtimes(filepath.Join(projectsDir, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	young := filepath.Join(projectsDir, resume.NewTempPrefix+"running")
+	if err := os.MkdirAll(filepath.Join(young, "01-planning"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runCtx(t, bin, ws, "new", "After the kills")
+	_, left := projectFolders(t, projectsDir)
+	if !slices.Equal(left, []string{filepath.Base(young)}) {
+		t.Errorf("after a whole ctx new, temporary folders left: %v; want only the young %s", left, filepath.Base(young))
+	}
+	onDisk, _ = projectFolders(t, projectsDir)
+	last := onDisk[len(onDisk)-1]
+	if err := checkWholeProject(filepath.Join(projectsDir, last), last, tail); err != nil {
+		t.Errorf("the last ctx new: %v", err)
+	}
+}
+
+// projectFolders lists the numbered project folders of dir, in number order, and
+// the temporary folders ctx new builds projects in; anything else fails the test.
+func projectFolders(t *testing.T, dir string) (projects, temps []string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Name(), resume.NewTempPrefix):
+			temps = append(temps, e.Name())
+		case regexp.MustCompile(`^\d+-`).MatchString(e.Name()):
+			projects = append(projects, e.Name())
+		default:
+			t.Fatalf("%s: unexpected entry %s", dir, e.Name())
+		}
+	}
+	slices.SortStableFunc(projects, func(a, b string) int { return leadingInt(a) - leadingInt(b) })
+	return projects, temps
+}
+
+func leadingInt(name string) int {
+	n, _ := strconv.Atoi(name[:strings.IndexByte(name, '-')])
+	return n
+}
+
+// checkWholeProject says what makes the project folder dir not one a whole `ctx new`
+// makes: its four folders, its planning files with a parseable overview, and a
+// complete save point naming the project.
+func checkWholeProject(dir, id, tail string) error {
+	for _, sub := range []string{"01-planning", "02-resources", "03-working", "04-outputs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s: no folder %s", id, sub)
+		}
+	}
+	planning := filepath.Join(dir, "01-planning")
+	for _, name := range []string{"overview.md", "plan.md", "steps.md", "_resume.md"} {
+		data, err := os.ReadFile(filepath.Join(planning, name))
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		if len(data) == 0 {
+			return fmt.Errorf("%s: %s is empty", id, name)
+		}
+		switch name {
+		case "overview.md":
+			if _, err := frontmatterOf(data); err != nil {
+				return fmt.Errorf("%s: overview.md: %w", id, err)
+			}
+		case "_resume.md":
+			fm, err := frontmatterOf(data)
+			if err != nil {
+				return fmt.Errorf("%s: _resume.md: %w", id, err)
+			}
+			if fm["project_id"] != id {
+				return fmt.Errorf("%s: _resume.md names project %v", id, fm["project_id"])
+			}
+			if !bytes.HasSuffix(data, []byte("\n"+tail)) {
+				return fmt.Errorf("%s: _resume.md does not end with the template's last section", id)
+			}
+		}
+	}
+	return nil
+}
+
+// frontmatterOf parses the YAML between a document's opening and closing --- lines.
+func frontmatterOf(doc []byte) (map[string]any, error) {
+	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
+	if !ok {
+		return nil, errors.New("no opening --- line")
+	}
+	end := bytes.Index(rest, []byte("\n---\n"))
+	if end < 0 {
+		return nil, errors.New("no closing --- line")
+	}
+	var fm map[string]any
+	if err := yaml.Unmarshal(rest[:end+1], &fm); err != nil {
+		return nil, fmt.Errorf("frontmatter: %w", err)
+	}
+	return fm, nil
+}
+
+// listedProject is what the test reads of a project in `ctx projects --json`.
+type listedProject struct {
+	ID       string   `json:"id"`
+	Problems []string `json:"problems"`
+	Progress struct {
+		TasksTotal int `json:"tasks_total"`
+	} `json:"progress"`
+}
+
+func listProjects(t *testing.T, bin, ws string) []listedProject {
+	t.Helper()
+	r := startCtx(t, bin, ws, "", "projects", "--json")
+	r.mustSucceed(t)
+	var out struct {
+		Projects []listedProject `json:"projects"`
+	}
+	if err := json.Unmarshal(r.stdout.Bytes(), &out); err != nil {
+		t.Fatalf("ctx projects --json: %v\n%s", err, &r.stdout)
+	}
+	return out.Projects
+}

@@ -1,0 +1,10 @@
+//go:build unix
+
+package e2e
+
+import "syscall"
+
+// killPID ends process pid at once (SIGKILL).
+func killPID(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}

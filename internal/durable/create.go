@@ -1,0 +1,59 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// CreateExclusive creates path holding data unless path exists, and reports whether
+// it did. No reader and no crash ever finds the file empty or cut short, which matters
+// for files whose emptiness means something (an empty .gitignore ctx wrote would be a
+// person's decision to commit what it ignores). The data goes to a synced temporary file that is then
+// linked to path, which fails when path exists.
+func CreateExclusive(path string, data []byte, perm os.FileMode) (bool, error) {
+	if err := CheckInside(path); err != nil {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	err = os.Link(tmp.Name(), path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil // another process wrote it first
+	}
+	// A file system without hard links: create the file in place, which a crash can
+	// leave empty, as before.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, nil
+}

@@ -8,7 +8,7 @@ FUZZTIME         ?= 15s
 VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS          := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e fresh
+.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e fresh torture
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ctx ./cmd/ctx
@@ -41,6 +41,14 @@ lint: $(GOLANGCI)
 E2E_TIMEOUT ?= 15m
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) ./e2e/
+
+# The crash-and-load suite: real ctx processes at once over a generated workspace, some
+# killed mid-write, then every invariant checked (torture/README.md). CI runs the short
+# budget; locally, e.g. make torture TORTURE_TIME=5m.
+TORTURE_TIME    ?= 20s
+TORTURE_TIMEOUT ?= 30m
+torture:
+	TORTURE_TIME=$(TORTURE_TIME) GO=$(GO) $(GO) test -tags torture -count=1 -v -run '^TestTorture' -timeout $(TORTURE_TIMEOUT) ./torture/
 
 # Each ctx hook's duration as the real Claude Code measures it (its debug log).
 bench-e2e:

@@ -100,7 +100,7 @@ func (c Cycles) Update(sessionID string, fn func(*Cycle) error) (*Cycle, error) 
 		if err != nil {
 			return fmt.Errorf("cycle state: %w", err)
 		}
-		return durable.ReplaceFile(path, append(out, '\n'), 0o644)
+		return durable.ReplaceLocked(path, append(out, '\n'), 0o644)
 	})
 	if err != nil {
 		return nil, err
@@ -161,8 +161,9 @@ func (c Cycles) PruneCycles(now, deadline time.Time) int {
 	return removeOlder(filepath.Join(c.StateDir, "cycles"), staleCycleAge, now, deadline)
 }
 
-// removeOlder removes the plain files in dir not modified for age before now, stopping
-// at deadline, and returns how many it removed: state of sessions long over.
+// removeOlder removes the plain files in dir not modified for age before now, and the
+// temporary files killed writers left, stopping at deadline, and returns how many it
+// removed: state of sessions long over.
 func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -174,7 +175,11 @@ func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 			break
 		}
 		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < age {
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		// A killed writer's temporary file goes once it is a minute old.
+		if now.Sub(info.ModTime()) < age && !durable.IsStaleTemp(e.Name(), info.ModTime(), now) {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {

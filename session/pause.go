@@ -76,7 +76,7 @@ func (r *Runtime) Pause(sessionID string) error {
 		return fmt.Errorf("pause: %w", err)
 	}
 	return durable.WithLock(path, func() error {
-		return durable.ReplaceFile(path, []byte("0\n"), 0o600)
+		return durable.ReplaceLocked(path, []byte("0\n"), 0o600)
 	})
 }
 
@@ -142,7 +142,7 @@ func (r *Runtime) CountTurn(sessionID string) (bool, int, error) {
 		paused = true
 		turns, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 		turns++
-		return durable.ReplaceFile(path, []byte(strconv.Itoa(turns)+"\n"), 0o600)
+		return durable.ReplaceLocked(path, []byte(strconv.Itoa(turns)+"\n"), 0o600)
 	})
 	return paused, turns, err
 }

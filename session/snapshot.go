@@ -139,10 +139,10 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	}
 	var out Snapshot
 	err = durable.WithLockIn(locks, latest, func() error {
-		// Every snapshot file is written under this lock, so any temporary file here
-		// is one a killed writer left.
-		durable.RemoveStaleTemps(s.Dir, LatestFile)
-		durable.RemoveStaleTempsMatching(s.Dir, idPrefix+"*")
+		// Every snapshot file is written under this lock, so any temporary file here,
+		// and any set without its JSON (which is written last), is what a killed
+		// writer left.
+		s.tidyLocked()
 		// The clock is read under the lock so that a later id is a later write.
 		now := time.Now()
 		id, err := s.nextID(now)
@@ -193,6 +193,34 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	snap.SchemaVersion = out.SchemaVersion
 	snap.SavedAt = out.SavedAt
 	return out.SnapshotID, nil
+}
+
+// tidyLocked removes, in one pass over the folder, the temporary files of killed
+// snapshot writes and the files of sets whose JSON never came (a set exists once its
+// JSON does). The caller holds the lock every snapshot write takes.
+func (s Snapshots) tidyLocked() {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	whole := map[string]bool{}
+	var parts []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, durable.TempPrefix+idPrefix), strings.HasPrefix(name, durable.TempPrefix+LatestFile):
+			_ = os.Remove(filepath.Join(s.Dir, name))
+		case strings.HasPrefix(name, idPrefix) && strings.HasSuffix(name, ".json"):
+			whole[strings.TrimSuffix(name, ".json")] = true
+		case strings.HasPrefix(name, idPrefix) && (strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".md")):
+			parts = append(parts, name)
+		}
+	}
+	for _, name := range parts {
+		if !whole[name[:strings.LastIndexByte(name, '.')]] {
+			_ = os.Remove(filepath.Join(s.Dir, name))
+		}
+	}
 }
 
 // nextID returns an id for a snapshot written at now, after the one LatestFile names

@@ -463,7 +463,8 @@ func TestWriteFromProcesses(t *testing.T) {
 }
 
 // Should the clock step back, or LatestFile name a snapshot from the future, a new id
-// still sorts after it; an id claimed by a stray file of a crashed write is skipped.
+// still sorts after it; a stray file of a crashed write (a set without its JSON) is
+// removed, and its id is free again.
 func TestWriteIDsFollowLatest(t *testing.T) {
 	s := newSnapshots(t)
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
@@ -479,8 +480,14 @@ func TestWriteIDsFollowLatest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Dir, future+"-3.md"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if id := mustWrite(t, s, fullSnapshot()); id != future+"-4" {
-		t.Fatalf("id %q, want %q", id, future+"-4")
+	if id := mustWrite(t, s, fullSnapshot()); id != future+"-3" {
+		t.Fatalf("id %q, want %q", id, future+"-3")
+	}
+	for _, ext := range []string{".json", ".yaml", ".md"} {
+		data, err := os.ReadFile(filepath.Join(s.Dir, future+"-3"+ext))
+		if err != nil || len(data) == 0 {
+			t.Errorf("the set written over the stray: %s: %v, %d bytes", ext, err, len(data))
+		}
 	}
 }
 

@@ -72,6 +72,21 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	return nil
 }
 
+// ReplaceLocked is ReplaceFile for a caller holding the lock every writer of path takes
+// (WithLock): first it removes the temporary files killed writers of path left, which
+// no live writer can own.
+func ReplaceLocked(path string, data []byte, perm os.FileMode) error {
+	RemoveStaleTemps(filepath.Dir(path), filepath.Base(path))
+	return replace(path, data, perm, false)
+}
+
+// IsStaleTemp reports whether a folder entry is a temporary file of this package old
+// enough (a minute) that no live write owns it: a sweep without the file's lock may
+// remove it.
+func IsStaleTemp(name string, modTime, now time.Time) bool {
+	return strings.HasPrefix(name, TempPrefix) && now.Sub(modTime) > time.Minute
+}
+
 // RemoveStaleTemps deletes temporary files that an interrupted WriteFile left in dir for
 // the file named base. It is called before a write so that a crash leaves no litter;
 // the caller must hold the lock every writer of that file takes, or it could remove a

@@ -376,3 +376,36 @@ func TestAgentAutoApprove(t *testing.T) {
 		t.Errorf("the audit log lacks the allow decision:\n%s", b)
 	}
 }
+
+// --idle-for pauses only the agents nobody has used for that long: an agent that just
+// finished its turn stays, and once it has been idle long enough it is paused, with
+// "idle" as the reason.
+func TestAgentPauseIdleFor(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("idle-turn-done", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "sleepy")
+	e.waitTurn("sleepy", time.Time{})
+
+	if out := strings.TrimSpace(e.MustCtx("agents", "pause", "--idle-for", "1h", "--json")); out != "[]" {
+		t.Fatalf("--idle-for 1h paused an agent idle for seconds: %s", out)
+	}
+	if v := e.show("sleepy"); v.State != "active" {
+		t.Fatalf("after --idle-for 1h: %s", v.State)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	var paused []struct {
+		State string `json:"state"`
+		Pause *struct {
+			Reason string `json:"reason"`
+		} `json:"pause"`
+	}
+	if err := json.Unmarshal([]byte(e.MustCtx("agents", "pause", "--idle-for", "1s", "--json")), &paused); err != nil {
+		t.Fatal(err)
+	}
+	if len(paused) != 1 || paused[0].State != "paused" || paused[0].Pause == nil || paused[0].Pause.Reason != "idle" {
+		t.Fatalf("--idle-for 1s: %+v", paused)
+	}
+	if _, stderr, code := e.Ctx("agents", "pause", "--idle-for", "1s", "sleepy"); code != 2 || !strings.Contains(stderr, "--idle-for") {
+		t.Errorf("--idle-for with a name: exit %d, %s", code, stderr)
+	}
+}

@@ -36,6 +36,7 @@ type agentsOptions struct {
 	Lost     bool
 	Fresh    bool
 	ReadOnly bool
+	IdleFor  time.Duration
 }
 
 func newAgentsCmd(app *App) *cobra.Command {
@@ -295,7 +296,7 @@ func (o *agentsOptions) selectAgents(a *agents.Agents, want func(agents.View) bo
 		}
 		return out, nil
 	}
-	if !o.All && o.Project == "" && !o.Lost {
+	if !o.All && o.Project == "" && !o.Lost && o.IdleFor <= 0 {
 		return nil, inputError(errors.New("name an agent, or use --all or --project"))
 	}
 	projectID := ""
@@ -323,6 +324,7 @@ func newAgentsPauseCmd(app *App) *cobra.Command {
 		Short: "Pause agents: save point, git checkpoint, scrollback; every process ended, memory freed",
 		Example: `  ctx agents pause expiry
   ctx agents pause --all --wait 2m
+  ctx agents pause --idle-for 30m     # free the memory of agents nobody has used for 30 minutes
   ctx agents pause a-3f --force`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Agents = args
@@ -332,6 +334,7 @@ func newAgentsPauseCmd(app *App) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&o.All, "all", false, "every active agent")
 	f.StringVar(&o.Project, "project", "", "the active agents of a project")
+	f.DurationVar(&o.IdleFor, "idle-for", 0, "the active agents idle (or waiting for input) for at least this long, e.g. 30m")
 	f.DurationVar(&o.Wait, "wait", 30*time.Second, "how long to wait for a working agent to finish its turn")
 	f.BoolVar(&o.Force, "force", false, "interrupt a working agent (Escape) instead of refusing")
 	f.BoolVar(&o.JSON, "json", false, "print the paused agents as JSON")
@@ -343,14 +346,22 @@ func runAgentsPause(o *agentsOptions) error {
 	if err != nil {
 		return err
 	}
-	recs, err := o.selectAgents(a, func(v agents.View) bool { return v.State == agents.Active })
+	if o.IdleFor < 0 || (o.IdleFor > 0 && len(o.Agents) > 0) {
+		return inputError(errors.New("pause: --idle-for takes a positive duration and no agent names"))
+	}
+	now := o.Now()
+	recs, err := o.selectAgents(a, func(v agents.View) bool { return v.State == agents.Active && idleFor(v, now) >= o.IdleFor })
 	if err != nil {
 		return err
+	}
+	reason := "user"
+	if o.IdleFor > 0 {
+		reason = "idle"
 	}
 	var done []*agents.Record
 	var errs []error
 	for _, r := range recs {
-		out, err := a.Pause(r, agents.PauseOptions{Wait: o.Wait, Force: o.Force, Reason: "user"})
+		out, err := a.Pause(r, agents.PauseOptions{Wait: o.Wait, Force: o.Force, Reason: reason})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.ID, err))
 		}
@@ -374,6 +385,18 @@ func runAgentsPause(o *agentsOptions) error {
 		}
 	}
 	return agentError(errors.Join(errs...))
+}
+
+// idleFor is how long an agent has been idle or waiting for input (its last hook
+// event's age), or 0 when it is working, compacting or has reported nothing yet.
+func idleFor(v agents.View, now time.Time) time.Duration {
+	switch v.Activity.Activity {
+	case "idle", "needs_input":
+		if !v.Activity.At.IsZero() {
+			return now.Sub(v.Activity.At)
+		}
+	}
+	return 0
 }
 
 func newAgentsResumeCmd(app *App) *cobra.Command {

@@ -18,13 +18,22 @@ const gitTimeout = 30 * time.Second
 // refs/ctx/agents/<id>/<stamp> that nothing else points at: the files, the index and
 // the branch are never touched.
 type Checkpoint struct {
-	Strategy string   `json:"strategy"` // keep
+	Strategy string   `json:"strategy"` // keep, stash or commit (gitstrategy.go)
 	Repo     string   `json:"repo"`
 	Head     string   `json:"head"`
 	Branch   string   `json:"branch"`
 	Ref      string   `json:"checkpoint_ref"`
 	Tree     string   `json:"checkpoint_tree"`
 	Dirty    []string `json:"dirty"`
+	// Stash is the commit id of the pause's stash (strategy stash), WIPCommit the WIP
+	// commit (strategy commit); AfterTree and AfterHead are the tree and HEAD the
+	// strategy left, which "changed while paused" is measured from. Undone: resume put
+	// the stash or the commit back.
+	Stash     string `json:"stash,omitempty"`
+	WIPCommit string `json:"wip_commit,omitempty"`
+	AfterTree string `json:"after_tree,omitempty"`
+	AfterHead string `json:"after_head,omitempty"`
+	Undone    bool   `json:"undone,omitempty"`
 }
 
 // Changes is what changed in the tree while an agent was paused.
@@ -49,10 +58,20 @@ func git(dir string, env []string, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errb.String()))
+		return out.String(), &gitError{cmd: args[0], err: err, stderr: strings.TrimSpace(errb.String())}
 	}
 	return out.String(), nil
 }
+
+// gitError is a git command that failed, with what it said on stderr.
+type gitError struct {
+	cmd    string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string { return fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, e.stderr) }
+func (e *gitError) Unwrap() error { return e.err }
 
 // repoRoot is the top of the working tree holding dir, or "" outside git.
 func repoRoot(dir string) string {
@@ -154,7 +173,11 @@ func porcelainPaths(out string) []string {
 // Compare tells what changed in the tree since the checkpoint: files, and which of them
 // the agent had changed itself (its work, edited by someone else), HEAD and branch.
 func (c *Checkpoint) Compare() (*Changes, error) {
-	ch := &Changes{OldHead: c.Head, Branch: c.Branch}
+	baseTree, baseHead := c.Tree, c.Head
+	if c.AfterTree != "" {
+		baseTree, baseHead = c.AfterTree, c.AfterHead
+	}
+	ch := &Changes{OldHead: baseHead, Branch: c.Branch}
 	if _, err := os.Stat(c.Repo); err != nil {
 		return nil, fmt.Errorf("repository %s: %w", c.Repo, err)
 	}
@@ -165,16 +188,16 @@ func (c *Checkpoint) Compare() (*Changes, error) {
 	if out, err := git(c.Repo, nil, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		ch.NewHead = strings.TrimSpace(out)
 	}
-	ch.HeadMoved = ch.NewHead != c.Head
+	ch.HeadMoved = ch.NewHead != baseHead
 	if out, err := git(c.Repo, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
 		ch.BranchMove = strings.TrimSpace(out) != c.Branch
 		ch.Branch = strings.TrimSpace(out)
 	}
-	if tree == c.Tree {
+	if tree == baseTree {
 		ch.Unchanged = !ch.HeadMoved
 		return ch, nil
 	}
-	out, err := git(c.Repo, nil, "diff-tree", "-r", "--name-only", "-z", c.Tree, tree)
+	out, err := git(c.Repo, nil, "diff-tree", "-r", "--name-only", "-z", baseTree, tree)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type PauseOptions struct {
 	Wait   time.Duration // how long to wait for a working agent to reach a safe point
 	Force  bool          // interrupt a working agent (Escape) rather than refuse
 	Reason string        // user, idle, bulk, recovered
+	Git    string        // keep (default), stash or commit (gitstrategy.go)
 }
 
 // Pause takes an active agent to paused: a safe point, the save point and snapshot
@@ -62,7 +63,7 @@ func (a *Agents) Pause(rec *Record, o PauseOptions) (*Record, error) {
 		r.Op = &Op{Kind: "pause", Step: "save", PID: os.Getpid(), From: r.State, Started: now}
 		r.State, r.StateSince = to, now
 		r.Pause = &PauseInfo{Reason: firstOf(o.Reason, "user"), PausedAt: now, Stamp: now.Format("20060102T150405Z"),
-			Interrupted: interrupted, LastActivity: last}
+			Interrupted: interrupted, LastActivity: last, GitStrategy: o.Git}
 		return nil
 	})
 	if err != nil {
@@ -134,6 +135,13 @@ func (a *Agents) finishPause(rec *Record, o PauseOptions) (*Record, error) {
 		if err != nil {
 			// Without a checkpoint nothing may go further: the tree is the person's work.
 			return a.abortPause(id, fmt.Errorf("checkpoint: %w", err))
+		}
+		// The strategy's step comes after the checkpoint, so the person's work is in a
+		// ref before a stash or a commit moves it.
+		if cp != nil {
+			if err := cp.applyStrategy(p.GitStrategy, id, rec.Name, p.Stamp); err != nil {
+				return a.abortPause(id, fmt.Errorf("git %s: %w (the checkpoint %s holds the tree)", p.GitStrategy, err, cp.Ref))
+			}
 		}
 		p.Git = cp
 	}

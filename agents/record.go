@@ -73,6 +73,7 @@ type PauseInfo struct {
 	Stamp          string      `json:"stamp"`
 	Interrupted    bool        `json:"interrupted"`
 	LastActivity   string      `json:"last_activity"`
+	GitStrategy    string      `json:"git_strategy,omitempty"` // keep, stash or commit
 	Git            *Checkpoint `json:"git,omitempty"`
 	Scrollback     string      `json:"scrollback,omitempty"`
 	SnapshotID     string      `json:"snapshot_id,omitempty"`

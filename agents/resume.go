@@ -17,6 +17,9 @@ type ResumeOptions struct {
 	Prompt string // replaces the resume prompt ctx builds
 	Fresh  bool   // start a new conversation with the full briefing
 	NoWait bool
+	// WithConflicts goes on when the pause's stash conflicts (the prompt lists the
+	// files); without it the agent stays paused and the stash is kept.
+	WithConflicts bool
 }
 
 // ResumePlan is what a resume will do: the prompt, whether the conversation comes back,
@@ -96,6 +99,19 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 				rec.ID, rec.Claude.SessionID, pid)}
 		}
 	}
+	// The stash or WIP commit of a `--git stash|commit` pause goes back first: on a
+	// conflict the agent stays paused, its stash kept.
+	undone := false
+	if g := rec.Pause; g != nil && g.Git != nil && !g.Git.Undone && (g.Git.Stash != "" || g.Git.WIPCommit != "") {
+		note, err := g.Git.undoStrategy(o.WithConflicts)
+		if err != nil {
+			return nil, plan, fmt.Errorf("resume %s: %w", rec.ID, err)
+		}
+		if note != "" && o.Prompt == "" {
+			plan.Prompt += "\n\n" + note
+		}
+		undone = true
+	}
 	from := rec.State
 	since := a.Now().UTC()
 	rec, err = a.Store.Update(rec.ID, func(r *Record) error {
@@ -105,6 +121,9 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 		to, err := Next(r.State, EvResume)
 		if err != nil {
 			return err
+		}
+		if undone && r.Pause != nil && r.Pause.Git != nil {
+			r.Pause.Git.Undone = true
 		}
 		r.Op = &Op{Kind: "resume", Step: "launch", PID: os.Getpid(), From: from, Started: since}
 		r.State, r.StateSince = to, since

@@ -409,3 +409,53 @@ func TestAgentPauseIdleFor(t *testing.T) {
 		t.Errorf("--idle-for with a name: exit %d, %s", code, stderr)
 	}
 }
+
+// --git stash with the real client: the agent's file is put away while it is paused
+// (a clean tree for the person), and resume brings it back before the conversation
+// goes on; a conflicting change made meanwhile keeps the agent paused (exit 3) with
+// the stash kept.
+func TestAgentPauseGitStash(t *testing.T) {
+	e := agentsEnv(t)
+	notes := filepath.Join(e.Workspace, ProjectPath("03-working/stash-notes.md"))
+	e.Model.Script(Call(20_000, Write(notes, "the agent's notes\n")), Say("stash-turn-done", 21_000))
+	e.MustCtx("agents", "start", "1", "--name", "stasher")
+	e.waitTurn("stasher", time.Time{})
+
+	e.MustCtx("agents", "pause", "stasher", "--git", "stash")
+	if _, err := os.Stat(notes); !os.IsNotExist(err) {
+		t.Fatalf("the agent's new file is still in the tree after --git stash: %v", err)
+	}
+	if list := e.Git("stash", "list"); !strings.Contains(list, "ctx-pause ") {
+		t.Fatalf("no named stash: %q", list)
+	}
+
+	e.Model.Reset()
+	e.Model.Script(Say("stash-resumed", 22_000))
+	e.MustCtx("agents", "resume", "stasher")
+	e.waitTurn("stasher", time.Time{})
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "the agent's notes\n" {
+		t.Fatalf("resume did not bring the stashed file back: %q, %v", b, err)
+	}
+	if list := e.Git("stash", "list"); strings.Contains(list, "ctx-pause ") {
+		t.Errorf("the applied stash was not dropped: %q", list)
+	}
+
+	// Again, and this time the person commits the same file differently meanwhile.
+	e.MustCtx("agents", "pause", "stasher", "--git", "stash")
+	if err := os.WriteFile(notes, []byte("the person's version\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Git("add", "-A")
+	e.Git("commit", "-qm", "the person's notes")
+	_, stderr, code := e.Ctx("agents", "resume", "stasher")
+	if code != 3 || !strings.Contains(stderr, "conflicts in "+ProjectPath("03-working/stash-notes.md")+")") {
+		t.Fatalf("a conflicting stash: exit %d, %s", code, stderr)
+	}
+	if v := e.show("stasher"); v.State != "paused" {
+		t.Errorf("after the conflict the agent is %s, want paused", v.State)
+	}
+	if list := e.Git("stash", "list"); !strings.Contains(list, "ctx-pause ") {
+		t.Errorf("the conflicting stash was not kept: %q", list)
+	}
+	e.MustCtx("agents", "rm", "stasher")
+}

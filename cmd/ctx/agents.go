@@ -37,6 +37,8 @@ type agentsOptions struct {
 	Fresh    bool
 	ReadOnly bool
 	IdleFor  time.Duration
+	Git      string
+	GoOn     bool
 }
 
 func newAgentsCmd(app *App) *cobra.Command {
@@ -325,7 +327,8 @@ func newAgentsPauseCmd(app *App) *cobra.Command {
 		Example: `  ctx agents pause expiry
   ctx agents pause --all --wait 2m
   ctx agents pause --idle-for 30m     # free the memory of agents nobody has used for 30 minutes
-  ctx agents pause a-3f --force`,
+  ctx agents pause a-3f --force
+  ctx agents pause expiry --git stash   # a clean tree while the agent is away; resume applies it`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Agents = args
 			return runAgentsPause(o)
@@ -335,6 +338,7 @@ func newAgentsPauseCmd(app *App) *cobra.Command {
 	f.BoolVar(&o.All, "all", false, "every active agent")
 	f.StringVar(&o.Project, "project", "", "the active agents of a project")
 	f.DurationVar(&o.IdleFor, "idle-for", 0, "the active agents idle (or waiting for input) for at least this long, e.g. 30m")
+	f.StringVar(&o.Git, "git", agents.GitKeep, "after the checkpoint: keep the tree as it is, stash the agent's changes, or commit them as WIP")
 	f.DurationVar(&o.Wait, "wait", 30*time.Second, "how long to wait for a working agent to finish its turn")
 	f.BoolVar(&o.Force, "force", false, "interrupt a working agent (Escape) instead of refusing")
 	f.BoolVar(&o.JSON, "json", false, "print the paused agents as JSON")
@@ -349,6 +353,10 @@ func runAgentsPause(o *agentsOptions) error {
 	if o.IdleFor < 0 || (o.IdleFor > 0 && len(o.Agents) > 0) {
 		return inputError(errors.New("pause: --idle-for takes a positive duration and no agent names"))
 	}
+	strategy, err := agents.CheckGitStrategy(o.Git)
+	if err != nil {
+		return inputError(fmt.Errorf("pause: %w", err))
+	}
 	now := o.Now()
 	recs, err := o.selectAgents(a, func(v agents.View) bool { return v.State == agents.Active && idleFor(v, now) >= o.IdleFor })
 	if err != nil {
@@ -361,7 +369,7 @@ func runAgentsPause(o *agentsOptions) error {
 	var done []*agents.Record
 	var errs []error
 	for _, r := range recs {
-		out, err := a.Pause(r, agents.PauseOptions{Wait: o.Wait, Force: o.Force, Reason: reason})
+		out, err := a.Pause(r, agents.PauseOptions{Wait: o.Wait, Force: o.Force, Reason: reason, Git: strategy})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.ID, err))
 		}
@@ -418,6 +426,7 @@ func newAgentsResumeCmd(app *App) *cobra.Command {
 	f.StringVar(&o.Prompt, "prompt", "", "the prompt to resume with (default: what changed, and the next action)")
 	f.BoolVar(&o.Fresh, "fresh", false, "start a new conversation with the full briefing")
 	f.BoolVar(&o.NoWait, "no-wait", false, "return once claude is launched")
+	f.BoolVar(&o.GoOn, "resume-with-conflicts", false, "resume even when the pause's stash conflicts (the prompt lists the files)")
 	f.BoolVar(&o.JSON, "json", false, "print the resumed agents as JSON")
 	return cmd
 }
@@ -439,7 +448,7 @@ func runAgentsResume(o *agentsOptions) error {
 	var done []*agents.Record
 	var errs []error
 	for _, r := range recs {
-		out, plan, err := a.Resume(r, agents.ResumeOptions{Prompt: o.Prompt, Fresh: o.Fresh, NoWait: o.NoWait})
+		out, plan, err := a.Resume(r, agents.ResumeOptions{Prompt: o.Prompt, Fresh: o.Fresh, NoWait: o.NoWait, WithConflicts: o.GoOn})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.ID, err))
 		}
@@ -574,11 +583,12 @@ func agentError(err error) error {
 		return nil
 	}
 	var nn *agents.NotNowError
+	var conflict *agents.ConflictError
 	var nf *agents.NotFoundError
 	var amb *agents.AmbiguousError
 	var se *agents.StateError
 	switch {
-	case errors.As(err, &nn):
+	case errors.As(err, &nn), errors.As(err, &conflict):
 		return &exitError{code: exitNotNow, err: err}
 	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &se):
 		return &exitError{code: exitInput, err: err}

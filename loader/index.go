@@ -1,7 +1,8 @@
 package loader
 
 import (
-	"encoding/json"
+	"bytes"
+	"encoding/gob"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +17,8 @@ import (
 // modification time and mode of every file and folder that reading looked at. A later
 // Scan stats those instead of reading and parsing them, and reads again only the
 // projects where a stamp differs. The index is machine-local state
-// (.ctx/state/projects-index.json) and is never trusted blindly:
+// (.ctx/state/projects-index.gob, Go's binary encoding: a JSON index of 20,000 projects
+// took longer to decode than the listing it saved) and is never trusted blindly:
 //
 //   - a file that is missing, unreadable, of another version, or made for another
 //     layout or workspace is ignored and rebuilt;
@@ -28,7 +30,7 @@ import (
 // A listing from the index is byte for byte the listing a cold read gives (tested).
 
 // IndexFile is the index's name in .ctx/state.
-const IndexFile = "projects-index.json"
+const IndexFile = "projects-index.gob"
 
 // indexVersion changes whenever what the index stores or how a project is read does.
 const indexVersion = 1
@@ -190,7 +192,7 @@ func (ws *Workspace) loadIndex(path string) *projectIndex {
 		return empty
 	}
 	var idx projectIndex
-	if json.Unmarshal(data, &idx) != nil || idx.Version != indexVersion || idx.Key != empty.Key || idx.Entries == nil {
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&idx) != nil || idx.Version != indexVersion || idx.Key != empty.Key || idx.Entries == nil {
 		return empty
 	}
 	return &idx
@@ -202,14 +204,16 @@ func (ws *Workspace) saveIndex(path string, idx *projectIndex) {
 	if path == "" {
 		return
 	}
-	data, err := json.Marshal(idx)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(idx); err != nil {
 		return
 	}
+	data := buf.Bytes()
 	if err := EnsureStateDir(filepath.Dir(path)); err != nil {
 		return
 	}
 	_ = durable.ReplaceFile(path, data, 0o644)
+	_ = os.Remove(filepath.Join(filepath.Dir(path), "projects-index.json")) // an earlier ctx's
 }
 
 // scanIndexed reads every project of folders, from the index where it is fresh.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,9 +52,6 @@ func runProjects(opts *projectsOptions) error {
 	if err != nil {
 		return err
 	}
-	// The scan allocates many short-lived parse trees and the process ends right after:
-	// collecting less often is worth the memory.
-	debug.SetGCPercent(400)
 	all, err := ws.Scan(loader.ReadOptions{Progress: true})
 	if err != nil {
 		return err

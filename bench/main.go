@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/loader"
 )
 
 // benchCase is one command line to measure; env is added to the base environment.
@@ -384,7 +385,7 @@ func measure(bin, hello, ws string, c benchCase, warmup, runs int) (result, erro
 	var maxRSS int64
 	for i := range warmup + runs {
 		if c.cold {
-			if err := os.Remove(filepath.Join(ws, ".ctx", "state", "projects-index.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Remove(filepath.Join(ws, ".ctx", "state", loader.IndexFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return result{}, err
 			}
 		}

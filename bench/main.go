@@ -42,6 +42,8 @@ type benchCase struct {
 	ws string
 	// cold removes the project index before every run: the first listing a person does.
 	cold bool
+	// program is run instead of ctx (the floor).
+	program string
 }
 
 func cases(ws string, projects int) []benchCase {
@@ -228,6 +230,13 @@ func benchmark(cfg config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.only == "" || strings.Contains("floor", cfg.only) {
+		floor, err := buildFloor(dir)
+		if err != nil {
+			return err
+		}
+		selected = append([]benchCase{{name: "floor: ctx's libraries, no code", program: floor, target: 5 * time.Millisecond}}, selected...)
+	}
 
 	start := time.Now()
 	if err := generate(ws, cfg.projects); err != nil {
@@ -266,6 +275,22 @@ func benchmark(cfg config) error {
 		return benchServe(bin)
 	}
 	return nil
+}
+
+// buildFloor compiles bench/floor, a program that links ctx's libraries and does nothing.
+func buildFloor(dir string) (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "floor")
+	cmd := exec.Command("go", "build", "-o", bin, "./bench/floor")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build the floor: %w", err)
+	}
+	return bin, nil
 }
 
 // buildHello compiles a Go hello-world with the same toolchain: the floor a process of
@@ -389,7 +414,11 @@ func measure(bin, hello, ws string, c benchCase, warmup, runs int) (result, erro
 				return result{}, err
 			}
 		}
-		cmd := exec.Command(bin, c.args...)
+		prog := bin
+		if c.program != "" {
+			prog = c.program
+		}
+		cmd := exec.Command(prog, c.args...)
 		cmd.Dir, cmd.Env = ws, env
 		// A pipe, as an agent reading the output would give it, not /dev/null.
 		cmd.Stdout = io.Discard

@@ -1,0 +1,20 @@
+// Command floor links the libraries ctx is built on and does nothing: the start-up
+// cost no ctx process can go below while it carries them (their package initialisation
+// and the size of the binary). make bench times it beside ctx's hooks and a Go
+// hello-world, so BENCHMARKS.md can say how much of a hook is ctx's own.
+package main
+
+import (
+	_ "github.com/adrg/frontmatter"
+	_ "github.com/gofrs/flock"
+	_ "github.com/spf13/cobra"
+	_ "github.com/yuin/goldmark"
+	_ "github.com/yuin/goldmark/extension"
+	_ "go.yaml.in/yaml/v3"
+	_ "golang.org/x/term"
+	_ "html/template"
+	_ "mvdan.cc/sh/v3/syntax"
+	_ "net/http"
+)
+
+func main() {}

@@ -230,7 +230,7 @@ func benchmark(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if cfg.only == "" || strings.Contains("floor", cfg.only) {
+	if cfg.only == "" || cfg.only == "floor" || cfg.only == "system" {
 		floor, err := buildFloor(dir)
 		if err != nil {
 			return err

@@ -31,8 +31,23 @@ type Document struct {
 	// fmOpenEnd is just after the opening --- line.
 	fmOpenEnd int
 	mapping   *yaml.Node
-	// md is the one parse of src: frontmatter values, sections, code blocks.
+	// values are the frontmatter's plain values; nil after an edit of the frontmatter
+	// that kept the model without a parse (Frontmatter reads them again).
+	values map[string]any
+
+	// The body's structure, offsets into src: read from md on first use, then kept in
+	// step with every edit (see model.go).
+	structured bool
+	sections   []markdown.Section
+	code       [][2]int
+	labels     [len(headerLabels)]headerAt
+
+	// md is the parse of exactly src; nil when an edit updated the model in place
+	// (Markdown parses on demand then).
 	md *markdown.Document
+	// inPlace: edits update the model instead of parsing the new bytes, and refuse
+	// (errNeedsParse) an edit whose effect on the structure the model cannot follow.
+	inPlace bool
 }
 
 // Span is the byte range an edit replaced: old[Start:End] became new[Start:Start+Len].
@@ -62,13 +77,11 @@ func (e *FrontmatterError) Unwrap() error { return ErrFrontmatter }
 // Parse reads a document. A frontmatter that does not parse, or that is not a mapping,
 // is a *FrontmatterError naming the line.
 func Parse(src []byte) (*Document, error) {
-	d := &Document{src: src, eol: "\n", md: markdown.Parse(src)}
-	if bytes.Contains(src, []byte("\r\n")) {
-		d.eol = "\r\n"
-	}
+	d := &Document{src: src, eol: eolOf(src), md: markdown.Parse(src)}
 	if err := d.findFrontmatter(); err != nil {
 		return nil, err
 	}
+	d.values = d.md.FM.Values
 	return d, nil
 }
 
@@ -140,16 +153,38 @@ func (d *Document) findFrontmatter() error {
 	return nil
 }
 
-// Frontmatter returns the frontmatter as plain values.
-func (d *Document) Frontmatter() map[string]any {
-	if d.md.FM.Values == nil {
-		return map[string]any{}
+// eolOf is the line ending a document's added lines take: CRLF once the document has one.
+func eolOf(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
 	}
-	return d.md.FM.Values
+	return "\n"
 }
 
-// Markdown returns the document's one parse, for readers that want its structure.
-func (d *Document) Markdown() *markdown.Document { return d.md }
+// Frontmatter returns the frontmatter as plain values.
+func (d *Document) Frontmatter() map[string]any {
+	if d.values == nil && d.hasFM {
+		// An edit in place kept the YAML node without decoding the values again.
+		if d.md != nil {
+			d.values = d.md.FM.Values
+		} else if fm, err := markdown.ReadFrontmatter(d.src); err == nil {
+			d.values = fm.Values
+		}
+	}
+	if d.values == nil {
+		return map[string]any{}
+	}
+	return d.values
+}
+
+// Markdown returns the document's parse, for readers that want its structure. A
+// document edited in place is parsed here, once.
+func (d *Document) Markdown() *markdown.Document {
+	if d.md == nil {
+		d.md = markdown.Parse(d.src)
+	}
+	return d.md
+}
 
 // Field returns the text of a top-level scalar frontmatter value and whether it exists.
 func (d *Document) Field(key string) (string, bool) {
@@ -166,20 +201,31 @@ func (d *Document) Field(key string) (string, bool) {
 
 // Sections returns the document's sections with offsets into Bytes().
 func (d *Document) Sections() []markdown.Section {
-	return d.md.Sections()
+	d.structure()
+	return d.sections
 }
 
-// splice returns a new document with src[start:end] replaced by text.
+// splice returns a new document with src[start:end] replaced by text. The new model
+// comes from a parse of the new bytes, or, for a document edited in place, from the
+// old model (reshape).
 func (d *Document) splice(start, end int, text string) (*Document, Span, error) {
 	out := make([]byte, 0, len(d.src)-(end-start)+len(text))
 	out = append(out, d.src[:start]...)
 	out = append(out, text...)
 	out = append(out, d.src[end:]...)
+	span := Span{Start: start, End: end, Len: len(text)}
+	if d.inPlace {
+		nd, err := d.reshape(out, start, end, text)
+		if err != nil {
+			return nil, Span{}, err
+		}
+		return nd, span, nil
+	}
 	nd, err := Parse(out)
 	if err != nil {
 		return nil, Span{}, fmt.Errorf("edit would break the document: %w", err)
 	}
-	return nd, Span{Start: start, End: end, Len: len(text)}, nil
+	return nd, span, nil
 }
 
 // lines converts "\n" in text to the document's line ending.

@@ -49,10 +49,10 @@ func (d *Document) SetField(key string, value any) (*Document, Span, error) {
 		if string(d.src[start:end]) == text {
 			return d, Span{Start: start, End: start, Len: 0}, nil
 		}
-		return d.splice(start, end, text)
+		return d.spliceField(start, end, text, i, "")
 	}
 	at, indent := d.insertionPoint(key)
-	return d.splice(at, at, d.lines(indent+key+": "+scalarText(value, 0)+"\n"))
+	return d.spliceField(at, at, d.lines(indent+key+": "+scalarText(value, 0)+"\n"), -1, key)
 }
 
 // valueSpan returns the byte range of the value of pair i (the key's index).
@@ -278,7 +278,8 @@ func (d *Document) ReplaceBlock(title, name, content string) (*Document, Span, e
 // markerAt returns the offset of the first marker in src[start:end] that is not in a
 // code block, or -1.
 func (d *Document) markerAt(start, end int, marker string) int {
-	code := d.md.CodeBlocks()
+	d.structure()
+	code := d.code
 	for off := start; off < end; {
 		i := bytes.Index(d.src[off:end], []byte(marker))
 		if i < 0 {
@@ -300,7 +301,7 @@ const (
 	NextAction   = "Next Action"
 )
 
-var headerLabels = []string{LastSession, CurrentPhase, NextAction}
+var headerLabels = [...]string{LastSession, CurrentPhase, NextAction}
 
 // SetHeader sets the value of a Quick Context header line, in whatever form the
 // document writes it ("**Next Action:** ...", "> **Next Action**: ...", "Next action:
@@ -398,7 +399,13 @@ func (d *Document) Header(label string) (string, bool) {
 
 // findHeader finds a header line where people keep them (markdown.FindLabel).
 func (d *Document) findHeader(label string) (markdown.Label, bool) {
-	return d.md.Label(label, SectionQuickContext)
+	d.structure()
+	for i, l := range headerLabels {
+		if l == label {
+			return d.labels[i].Label, d.labels[i].ok
+		}
+	}
+	return d.Markdown().Label(label, SectionQuickContext)
 }
 
 func oneLine(s string) string {

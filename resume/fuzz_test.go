@@ -32,25 +32,16 @@ func FuzzEdits(f *testing.F) {
 		if !utf8.ValidString(value) || !utf8.ValidString(key) {
 			return
 		}
-		var (
-			nd   *Document
-			span Span
-		)
-		switch op % 4 {
-		case 0:
-			key = safeKey(key)
-			nd, span, err = d.SetField(key, value)
-			if err == nil {
-				if got := nd.Frontmatter()[key]; got != value {
-					t.Fatalf("SetField(%q, %q) reads back %#v\n%s", key, value, got, nd.Bytes())
-				}
+		nd, span, err := fuzzEdit(d, key, value, op)
+		var stats inPlaceStats
+		stats.check(t, d, nd, err, func(d *Document) (*Document, error) {
+			nd, _, err := fuzzEdit(d, key, value, op)
+			return nd, err
+		})
+		if err == nil && op%4 == 0 {
+			if got := nd.Frontmatter()[safeKey(key)]; got != value {
+				t.Fatalf("SetField(%q, %q) reads back %#v\n%s", safeKey(key), value, got, nd.Bytes())
 			}
-		case 1:
-			nd, span, err = d.AppendItem(value, SectionFilesModified)
-		case 2:
-			nd, span, err = d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", oneLine(value)+"\n")
-		case 3:
-			nd, span, err = d.SetHeader(NextAction, value)
 		}
 		if err != nil {
 			return
@@ -63,6 +54,19 @@ func FuzzEdits(f *testing.F) {
 			t.Fatalf("op %d produced a document that does not parse: %v\n%q", op%4, err, cur)
 		}
 	})
+}
+
+// fuzzEdit makes one of FuzzEdits' edits.
+func fuzzEdit(d *Document, key, value string, op uint8) (*Document, Span, error) {
+	switch op % 4 {
+	case 0:
+		return d.SetField(safeKey(key), value)
+	case 1:
+		return d.AppendItem(value, SectionFilesModified)
+	case 2:
+		return d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", oneLine(value)+"\n")
+	}
+	return d.SetHeader(NextAction, value)
 }
 
 func safeKey(k string) string {

@@ -2,6 +2,7 @@ package resume
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -78,6 +79,10 @@ func TestRandomEditsKeepEveryByte(t *testing.T) {
 	const edits = 10_000
 	var cur *Document
 	var original []byte
+	var inPlace inPlaceStats
+	defer func() {
+		t.Logf("in place: %d edits followed, %d refused (parsed instead)", inPlace.followed, inPlace.refused)
+	}()
 	for i := 0; i < edits; i++ {
 		if i%40 == 0 {
 			name := names[(i/40)%len(names)]
@@ -88,7 +93,12 @@ func TestRandomEditsKeepEveryByte(t *testing.T) {
 			}
 			sanity(t, cur)
 		}
-		nd, span, hasSpan, err := randomEdit(r, cur)
+		seed := r.Int63()
+		nd, span, hasSpan, err := randomEdit(rand.New(rand.NewSource(seed)), cur)
+		inPlace.check(t, cur, nd, err, func(d *Document) (*Document, error) {
+			nd, _, _, err := randomEdit(rand.New(rand.NewSource(seed)), d)
+			return nd, err
+		})
 		if err != nil {
 			continue // an edit ctx refuses leaves the document as it was
 		}
@@ -128,8 +138,14 @@ func FuzzRealShapedEdits(f *testing.F) {
 			return
 		}
 		r := rand.New(rand.NewSource(seed))
+		var inPlace inPlaceStats
 		for range 5 {
-			nd, span, hasSpan, err := randomEdit(r, d)
+			editSeed := r.Int63()
+			nd, span, hasSpan, err := randomEdit(rand.New(rand.NewSource(editSeed)), d)
+			inPlace.check(t, d, nd, err, func(d *Document) (*Document, error) {
+				nd, _, _, err := randomEdit(rand.New(rand.NewSource(editSeed)), d)
+				return nd, err
+			})
 			if err != nil {
 				return
 			}
@@ -142,4 +158,37 @@ func FuzzRealShapedEdits(f *testing.F) {
 			d = nd
 		}
 	})
+}
+
+// inPlaceStats counts the edits made in place that check found equal to a parse.
+type inPlaceStats struct{ followed, refused int }
+
+// check makes edit to d edited in place and compares it with the same edit made with
+// a parse (exact, exactErr): the in-place edit either refuses (errNeedsParse) or gives
+// the same bytes and a model equal to a parse of them.
+func (s *inPlaceStats) check(t testing.TB, d, exact *Document, exactErr error, edit func(*Document) (*Document, error)) {
+	t.Helper()
+	got, err := edit(d.editedInPlace())
+	switch {
+	case errors.Is(err, errNeedsParse):
+		s.refused++
+		return
+	case err != nil && exactErr == nil:
+		t.Fatalf("in place: %v; with a parse: no error\n%q", err, d.Bytes())
+	case err != nil:
+		return
+	case exactErr != nil:
+		// The exact edit's parse refused the result; the save's verify must too.
+		if _, err := got.verify(); err == nil {
+			t.Fatalf("in place: no error; with a parse: %v; verify accepts\n%q", exactErr, got.Bytes())
+		}
+		return
+	}
+	if !bytes.Equal(got.Bytes(), exact.Bytes()) {
+		t.Fatalf("in place gives other bytes:\n%q\nwith a parse:\n%q", got.Bytes(), exact.Bytes())
+	}
+	if _, err := got.verify(); err != nil {
+		t.Fatalf("in-place model differs from a parse: %v\nbefore %q\nafter  %q", err, d.Bytes(), got.Bytes())
+	}
+	s.followed++
 }

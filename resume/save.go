@@ -98,11 +98,13 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 		return nil, err
 	}
 	data := templateData(p, c)
+	var tmpl []byte
 	if src == nil {
 		saved.Created = true
 		if src, err = set.Render(templates.Resume, data); err != nil {
 			return nil, err
 		}
+		tmpl = src
 	} else if from != path {
 		saved.Created, saved.FromLegacy = true, from
 	}
@@ -114,30 +116,51 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loader.Locate(rel, err), ErrNotWritten)
 	}
-	tmpl, err := set.Render(templates.Resume, data)
-	if err != nil {
-		return nil, err
+	if tmpl == nil {
+		if tmpl, err = set.Render(templates.Resume, data); err != nil {
+			return nil, err
+		}
 	}
-	ctxSaved := d.savedByCtx() // before the sections this save adds
-	if d, saved.AddedSections, err = d.EnsureSections(tmpl, neededSections(d, c)...); err != nil {
+	// The save edits the one parse in place and checks the result with one parse
+	// before it writes; an edit the model cannot follow sends it back to a parse after
+	// every edit, which gives the same bytes.
+	base := *saved
+	out, err := edit(ws, p, c, path, d, d.editedInPlace(), tmpl, saved)
+	if err != nil {
+		*saved = base
+		out, err = edit(ws, p, c, path, d, d, tmpl, saved)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", rel, err, ErrNotWritten)
 	}
-	e := &editor{d: d, ctxSaved: ctxSaved}
-	e.apply(ws, p, c, path, saved)
-	if e.err == nil {
-		e.err = keptValues(d.Frontmatter(), e.d.Frontmatter())
-	}
-	if e.err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", rel, e.err, ErrNotWritten)
-	}
-	saved.Document = e.d
-	if err := durable.WriteFile(path, e.d.Bytes(), owner.mode); err != nil {
+	saved.Document = out
+	if err := durable.WriteFile(path, out.Bytes(), owner.mode); err != nil {
 		return nil, err
 	}
 	if note := owner.restore(path); note != "" {
 		saved.Notes = append(saved.Notes, ws.Rel(path)+": "+note)
 	}
 	return saved, nil
+}
+
+// edit makes the save's edits to d (read) through start (d itself, or d edited in
+// place), and checks the frontmatter keys ctx does not own.
+func edit(ws *loader.Workspace, p *loader.Project, c Change, path string, read, start *Document, tmpl []byte, saved *Saved) (*Document, error) {
+	ctxSaved := read.savedByCtx() // before the sections this save adds
+	d, added, err := start.EnsureSections(tmpl, neededSections(read, c)...)
+	if err != nil {
+		return nil, err
+	}
+	saved.AddedSections = added
+	e := &editor{d: d, ctxSaved: ctxSaved}
+	e.apply(ws, p, c, path, saved)
+	if e.err == nil {
+		e.err = keptValues(read.Frontmatter(), e.d.Frontmatter())
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.d, nil
 }
 
 // neededSections names the template sections this save writes into: the ones ctx
@@ -366,19 +389,36 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 			e.d = nd
 		}
 	}
-	if e.err != nil {
-		return
-	}
-	reads := ws.RecommendedReads(p, ws.ResumeFromDocument(p, path, e.d.Markdown()))
-	e.do(func(d *Document) (*Document, Span, error) {
-		return d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", loadingSequence(p, ws.Rel(path), reads))
-	})
 	compactions := e.intField("compaction_count")
 	tokens := e.intField("total_tokens_approx")
 	e.do(func(d *Document) (*Document, Span, error) {
 		return d.ReplaceBlock(SectionCompaction, "compaction", fmt.Sprintf(
 			"- Compactions this project: %d\n- Approx. tokens at last save: %d\n- Last saved: %s (%s)\n",
 			compactions, tokens, c.Now.UTC().Format(time.RFC3339), firstNonEmpty(c.Trigger, "save")))
+	})
+	if e.err != nil {
+		return
+	}
+	if e.d.inPlace {
+		// The one parse of the edited bytes: it checks the model (and the YAML) and is
+		// the document the Loading Sequence is derived from, which only adds ctx's
+		// own numbered lines after it.
+		e.d, e.err = e.d.verify()
+		if e.err != nil {
+			return
+		}
+	}
+	reads := ws.RecommendedReads(p, ws.ResumeFromDocument(p, path, e.d.Markdown()))
+	e.do(func(d *Document) (*Document, Span, error) {
+		content := loadingSequence(p, ws.Rel(path), reads)
+		nd, span, err := d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", content)
+		if errors.Is(err, errNeedsParse) {
+			// The reads are computed; this one edit parses its result instead.
+			exact := *d
+			exact.inPlace = false
+			return exact.ReplaceBlock(SectionLoadingSequence, "loading-sequence", content)
+		}
+		return nd, span, err
 	})
 }
 

@@ -186,10 +186,17 @@ var openSessionHeadingRE = regexp.MustCompile(`^#{2,6} Session \d+ — \d{4}-\d{
 // template sections.
 func (d *Document) EnsureSections(template []byte, titles ...string) (*Document, []string, error) {
 	want := map[string]bool{}
+	missing := false
 	for _, t := range titles {
 		want[strings.ToLower(t)] = true
+		if _, ok := d.findSection(t); !ok {
+			missing = true
+		}
 	}
-	tmplSections := markdown.Sections(template)
+	if !missing {
+		return d, nil, nil // the template is not even read
+	}
+	tmplSections := markdown.Parse(template).Sections()
 	var order []markdown.Section
 	for _, s := range tmplSections {
 		if s.Level == 2 {

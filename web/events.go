@@ -45,6 +45,16 @@ type hub struct {
 	order   []string // ids, oldest first
 	subs    map[*subscriber]struct{}
 	screens map[string]string // the last screen sent per agent
+	// notify, when set, hears of the events a person wants to be told of (an agent
+	// needs input, exited, failed); it is called outside the hub's lock.
+	notify  func(event string, r Row, text string)
+	pending []notification
+}
+
+// notification is one call of hub.notify waiting for the lock to be released.
+type notification struct {
+	event, text string
+	row         Row
 }
 
 func newHub(boot string) *hub {
@@ -184,7 +194,16 @@ func (h *hub) screen(id, text string) {
 // update compares the agents now with the rows last seen and publishes what changed.
 func (h *hub) update(views []agents.View, busy map[string]string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer func() {
+		pending := h.pending
+		h.pending = nil
+		h.mu.Unlock()
+		if h.notify != nil {
+			for _, n := range pending {
+				h.notify(n.event, n.row, n.text)
+			}
+		}
+	}()
 	seen := map[string]bool{}
 	var order []string
 	for _, v := range views {
@@ -212,6 +231,7 @@ func (h *hub) update(views []agents.View, busy map[string]string) {
 			"detail": r.Detail, "since": r.Since, "source": source, "row": r})
 		if r.Group == "needs_input" && old.Group != "needs_input" {
 			h.publishLocked("agent.needs_input", map[string]any{"id": r.ID, "kind": r.Detail, "tool": r.Tool, "summary": r.Summary, "row": r})
+			h.pending = append(h.pending, notification{"agent.needs_input", firstNonEmpty(r.Summary, r.Detail), r})
 		}
 		if old.State == r.State {
 			continue
@@ -229,6 +249,9 @@ func (h *hub) update(views []agents.View, busy map[string]string) {
 				lines = v.Exit.LastLines
 			}
 			h.publishLocked("agent."+r.State, map[string]any{"id": r.ID, "reason": r.LastError, "last_lines": lines, "row": r})
+			if r.State != string(agents.Lost) {
+				h.pending = append(h.pending, notification{"agent." + r.State, r.LastError, r})
+			}
 		}
 	}
 	for _, id := range h.order {

@@ -49,6 +49,9 @@ type Options struct {
 	// WakeDir is ctx's private runtime folder, where the server listens for the hooks'
 	// wake-ups (agents.ListenWake); "" polls only.
 	WakeDir string
+	// NotifyCommand is run with sh -c when an agent needs input, exits or fails
+	// (notify.go); "" for none.
+	NotifyCommand string
 }
 
 // Server is one dashboard for one workspace.
@@ -110,6 +113,7 @@ func New(ws *loader.Workspace, a *agents.Agents, o Options) (*Server, error) {
 	}
 	s := &Server{ws: ws, agents: a, opts: o, token: token, csrf: csrf, hub: newHub(boot), pages: p,
 		poke: make(chan struct{}, 1), inFlight: map[string]string{}}
+	s.hub.notify = s.runNotify
 	s.opsCtx, s.opsCancel = context.WithCancel(context.Background())
 	return s, nil
 }

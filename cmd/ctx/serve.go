@@ -70,7 +70,12 @@ func runServe(o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote, WakeDir: rt.Dir})
+	var notify web.NotifyConfig
+	if err := ws.ConfigSection("serve", &notify); err != nil {
+		return inputError(err)
+	}
+	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote, WakeDir: rt.Dir,
+		NotifyCommand: notify.NotifyCommand})
 	if err != nil {
 		return inputError(err)
 	}

@@ -1,0 +1,58 @@
+package web
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxtools/ctx/agents"
+)
+
+// The notify command runs when an agent needs input, with what the event says in its
+// environment only: a summary holding shell code is text, never run.
+func TestNotifyCommand(t *testing.T) {
+	dir := t.TempDir()
+	log, pwned := filepath.Join(dir, "notified"), filepath.Join(dir, "pwned")
+	ts := startServerWith(t, func(o *Options) {
+		o.NotifyCommand = `printf '%s|%s|%s|%s\n' "$CTX_EVENT" "$CTX_AGENT_NAME" "$CTX_NOTIFY_TITLE" "$CTX_NOTIFY_TEXT" >> ` + log
+	})
+	// A live agent: its tmux session on the test's private server.
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux not installed (apt-get install tmux); CI=true: a skipped real component is a failure")
+		}
+		t.Skip("tmux not installed (apt-get install tmux)")
+	}
+	socket := fmt.Sprintf("ctx-web-test-%d", os.Getpid())
+	if out, err := exec.Command("tmux", "-L", socket, "new-session", "-d", "-s", "ctx-a-note01", "sleep", "60").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", socket, "kill-session", "-t", "ctx-a-note01").Run() })
+	now := time.Now().UTC()
+	rec := &agents.Record{ID: "a-note01", Name: "noisy", Project: "01-checkout-redesign", State: agents.Active, StateSince: now, CreatedAt: now,
+		Host: agents.HostInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-note01"}}
+	if err := ts.store.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, ok := ts.hub.rowByID(rec.ID); return ok })
+	evil := "approve $(touch " + pwned + ") `touch " + pwned + "`"
+	if err := ts.store.WriteStatus(rec.ID, agents.Status{Activity: "needs_input", Detail: "permission", Summary: evil, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(log)
+		got = string(b)
+		return strings.Contains(got, "\n")
+	})
+	if want := "agent.needs_input|noisy|noisy needs input|" + evil + "\n"; got != want {
+		t.Errorf("notified %q, want %q", got, want)
+	}
+	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
+		t.Errorf("the agent's text ran as code: %v", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // ResumeOptions say how to resume.
@@ -317,4 +319,17 @@ func roundDuration(d time.Duration) string {
 		return d.Round(time.Second).String()
 	}
 	return d.Round(time.Minute).String()
+}
+
+// ContextPercent reads how full a running agent's context is, as a percentage of the
+// budget before compaction (what ctx's hooks measure): from the tail of its
+// conversation's transcript, with Claude Code's configuration for the agent's folder.
+// ok is false when the transcript says nothing yet.
+func (a *Agents) ContextPercent(rec *Record) (pct float64, ok bool) {
+	client := usage.DetectClient(a.Getenv, a.Getenv("HOME"), rec.Cwd)
+	u, err := session.ReadUsage(a.Store.WS, a.transcriptPath(rec), client)
+	if err != nil || u == nil {
+		return 0, false
+	}
+	return u.PercentOfBudget, true
 }

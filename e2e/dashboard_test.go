@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -211,6 +212,10 @@ func TestDashboard(t *testing.T) {
 	}
 	d.do(t, 10*time.Second, "rows in their groups",
 		wait(rowIn("idle", alpha.ID)), wait(rowIn("idle", beta.ID)), wait(rowIn("needs_input", asker.ID)))
+	// How full each active agent's context is, read from its transcript.
+	if pct := get(t, d, "context", chromedp.Text(css(rowIn("idle", alpha.ID)+` [data-f=context]`))); !regexp.MustCompile(`^\d+%$`).MatchString(pct) {
+		t.Errorf("the row shows context %q, want a percentage", pct)
+	}
 	if title := get(t, d, "title", chromedp.Title()); title != "(1) ctx" {
 		t.Errorf("title %q, want (1) ctx", title)
 	}

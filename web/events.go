@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/session"
 )
 
 // ringSize is how many events are kept for a client that reconnects with
@@ -192,7 +195,7 @@ func (h *hub) screen(id, text string) {
 }
 
 // update compares the agents now with the rows last seen and publishes what changed.
-func (h *hub) update(views []agents.View, busy map[string]string) {
+func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 	h.mu.Lock()
 	defer func() {
 		pending := h.pending
@@ -208,7 +211,7 @@ func (h *hub) update(views []agents.View, busy map[string]string) {
 	var order []string
 	for _, v := range views {
 		r := rowOf(v)
-		r.Busy = busy[r.ID]
+		r.Busy, r.Context = busy[r.ID], contexts[r.ID]
 		if r.Busy != "" {
 			r.CanPause, r.CanResume = false, false
 		}
@@ -310,7 +313,8 @@ func (s *Server) refresh(full bool) {
 			views = append(views, v)
 		}
 	}
-	s.hub.update(views, s.busy())
+	s.hub.update(views, s.busy(), s.contexts(views))
+	s.savedCheck()
 	watched := s.hub.watched()
 	for _, v := range views {
 		if watched[v.ID] && v.State.Running() {
@@ -319,6 +323,48 @@ func (s *Server) refresh(full bool) {
 			}
 		}
 	}
+}
+
+// savedCheck publishes project.saved when the workspace's newest snapshot set changed
+// (a save, a close, an automatic save, an agent's pause): LATEST-SESSION.txt names it.
+func (s *Server) savedCheck() {
+	snaps := session.Snapshots{Dir: s.ws.StatePath("sessions")}
+	latest := ""
+	if b, err := os.ReadFile(filepath.Join(snaps.Dir, session.LatestFile)); err == nil {
+		latest = strings.TrimSpace(string(b))
+	}
+	if !s.sawSaves {
+		s.sawSaves, s.lastSaved = true, latest // what was there at the start is no news
+		return
+	}
+	if latest == "" || latest == s.lastSaved {
+		return
+	}
+	s.lastSaved = latest
+	snap, err := snaps.Read(latest)
+	if err != nil {
+		return
+	}
+	data := map[string]any{"snapshot_id": snap.SnapshotID, "trigger": snap.Trigger, "saved_at": snap.SavedAt, "session_id": snap.SessionID}
+	if snap.Project != nil {
+		data["project"], data["name"], data["progress"] = snap.Project.ID, snap.Project.Name, snap.Project.Progress
+	}
+	s.hub.publish("project.saved", data)
+}
+
+// contexts reads how full each active agent's context is ("42%"), from the tail of its
+// transcript; an agent whose transcript says nothing yet has none.
+func (s *Server) contexts(views []agents.View) map[string]string {
+	out := map[string]string{}
+	for _, v := range views {
+		if v.State != agents.Active {
+			continue
+		}
+		if pct, ok := s.agents.ContextPercent(v.Record); ok {
+			out[v.ID] = strconv.Itoa(int(pct+0.5)) + "%"
+		}
+	}
+	return out
 }
 
 // events is the event stream (Server-Sent Events): named events with ids of

@@ -15,6 +15,7 @@ type Row struct {
 	ID         string    `json:"id"`
 	Name       string    `json:"name"`
 	Project    string    `json:"project"`
+	Context    string    `json:"context,omitempty"` // how full an active agent's context is: "42%"
 	State      string    `json:"state"`
 	Group      string    `json:"group"`
 	Label      string    `json:"label"` // state, and the activity of an active agent

@@ -76,6 +76,12 @@ type Server struct {
 	ops       sync.WaitGroup
 	opMu      sync.Mutex
 	inFlight  map[string]string // agent id → op
+
+	// lastSaved is the snapshot set LATEST-SESSION.txt named at the last refresh, and
+	// sawSaves whether a refresh looked yet (project.saved events); only the refresh
+	// loop touches them.
+	lastSaved string
+	sawSaves  bool
 }
 
 // New makes a server for the workspace's agents. Nothing listens until Listen.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/resume"
+	"github.com/ctxtools/ctx/session"
 )
 
 // TestHookWakesTheServer: with polling practically off, an agent's hook (RecordHook,
@@ -50,5 +52,33 @@ func TestHookWakesTheServer(t *testing.T) {
 	t.Logf("hook → event: median %v, p95 %v over %d hooks (poll 1 h: the wake socket alone)", lat[len(lat)/2], p95, len(lat))
 	if p95 > time.Second {
 		t.Errorf("p95 %v: the wake did not arrive (the poll is an hour)", p95)
+	}
+}
+
+// A save anywhere in the workspace (a person's ctx save, an agent's hook) reaches the
+// page as project.saved.
+func TestProjectSavedEvent(t *testing.T) {
+	ts := startServer(t)
+	s := ts.events("")
+	defer s.resp.Body.Close()
+	if first, _ := s.next(t); first.name != "snapshot" {
+		t.Fatalf("first event %+v", first)
+	}
+	p, err := ts.ws.Resolve("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.SaveProgress(ts.ws, p, session.SaveRequest{Change: resume.Change{Summary: "from the test"}, Trigger: session.TriggerSave}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, _ := s.next(t)
+		if ev.name != "project.saved" {
+			continue
+		}
+		if !strings.Contains(ev.data, `"project":"01-checkout-redesign"`) || !strings.Contains(ev.data, `"trigger":"save"`) {
+			t.Errorf("project.saved: %s", ev.data)
+		}
+		return
 	}
 }

@@ -32,7 +32,7 @@
     : (r.state === 'paused' && r.freed_kb > 0 ? 'freed ' + Math.floor(r.freed_kb / 1024) + ' MB' : '–');
   const fields = {
     name: (r) => r.name, project: (r) => r.project, label: (r) => r.busy ? r.busy + '…' : r.label,
-    for: (r) => ago(r.since), memory, summary: (r) => r.summary || '', error: (r) => r.last_error || '',
+    for: (r) => ago(r.since), memory, context: (r) => r.context || '', summary: (r) => r.summary || '', error: (r) => r.last_error || '',
     branch: (r) => r.branch ? r.branch + (r.dirty ? ' · ' + r.dirty + ' dirty' : '') : '',
   };
 
@@ -101,6 +101,10 @@
     });
   }
   es.addEventListener('agent.removed', (e) => { remove(JSON.parse(e.data).id); recount(); });
+  es.addEventListener('project.saved', (e) => {
+    const d = JSON.parse(e.data);
+    say((d.name || d.project || 'the workspace') + ' saved (' + d.trigger + ')');
+  });
   es.addEventListener('agent.op_failed', (e) => { const d = JSON.parse(e.data); say(d.op + ' ' + d.id + ': ' + d.error, true); });
   es.addEventListener('agent.screen', (e) => {
     const d = JSON.parse(e.data);

@@ -79,7 +79,7 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 		}
 		err = fill(ws, tmp, id, n, np)
 		if err == nil {
-			err = syncFolder(tmp) // the entries of its subfolders
+			err = durable.SyncDir(tmp) // the entries of its subfolders
 		}
 		if err == nil {
 			err = os.Rename(tmp, dir)
@@ -91,7 +91,7 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 		// The project is whole from here on: should this sync fail, a crash of the machine
 		// could at worst undo the rename, and the temporary folder would be removed by the
 		// next creation. Reporting a failure for a project that exists would mislead.
-		_ = syncFolder(projects)
+		_ = durable.SyncDir(projects)
 		created = ws.ReadProject(projectFolder(ws, dir, id, n), loader.ReadOptions{Progress: true})
 		return nil
 	})

@@ -17,9 +17,3 @@ func ownerOf(os.FileInfo) (uid, gid int, ok bool) {
 func mayWrite(string) bool {
 	return true
 }
-
-// syncFolder does nothing: Windows cannot flush a folder (opening one for a flush is
-// refused), and NTFS journals the entries of a folder itself.
-func syncFolder(string) error {
-	return nil
-}

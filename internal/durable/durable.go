@@ -67,7 +67,7 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if durable {
-		return syncDir(dir)
+		return SyncDir(dir)
 	}
 	return nil
 }
@@ -108,7 +108,9 @@ func globEscape(s string) string {
 	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }
 
-func syncDir(dir string) error {
+// SyncDir makes the entries of dir (a rename, a new file) durable. A file system that
+// cannot sync a folder is not an error; any other failure is.
+func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		// Windows cannot fsync a folder (it is refused, golang/go#75541); NTFS makes
 		// the rename itself durable.

@@ -108,7 +108,13 @@ func (b Bindings) Bind(binding Binding) error {
 	if err != nil {
 		return fmt.Errorf("bind session: %w", err)
 	}
-	return durable.WriteFile(path, append(data, '\n'), 0o644)
+	if err := durable.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	// Bindings are written without a lock (the last writer wins); what a killed
+	// writer left is removed here.
+	durable.RemoveDeadTemps(filepath.Dir(path))
+	return nil
 }
 
 // Lookup returns the binding of sessionID, or nil when there is none.

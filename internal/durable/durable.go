@@ -31,9 +31,14 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // ReplaceFile replaces path with data atomically (temp file and rename) without
 // syncing: for runtime markers and state that a crash may lose but a reader must never
-// see half written.
+// see half written. These small folders are written without a common lock, so each
+// write also removes the temporary files of writers that were killed (RemoveDeadTemps).
 func ReplaceFile(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm, false)
+	if err := replace(path, data, perm, false); err != nil {
+		return err
+	}
+	RemoveDeadTemps(filepath.Dir(path))
+	return nil
 }
 
 func replace(path string, data []byte, perm os.FileMode, durable bool) error {
@@ -44,7 +49,9 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	// The writer's process id is in the name: a temporary file whose writer is gone
+	// can be removed by anyone (RemoveDeadTemps), lock or not.
+	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -85,6 +92,29 @@ func ReplaceLocked(path string, data []byte, perm os.FileMode) error {
 // remove it.
 func IsStaleTemp(name string, modTime, now time.Time) bool {
 	return strings.HasPrefix(name, TempPrefix) && now.Sub(modTime) > time.Minute
+}
+
+// RemoveDeadTemps deletes the temporary files in dir whose writing process no longer
+// runs (killed mid-write), without any lock: a live writer's file is never touched. It
+// reads the folder once.
+func RemoveDeadTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, TempPrefix) {
+			continue
+		}
+		// .ctx-tmp-<base>-<pid>-<random>
+		rest := name[:strings.LastIndexByte(name, '-')]
+		pid, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '-')+1:])
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, name))
+	}
 }
 
 // RemoveStaleTemps deletes temporary files that an interrupted WriteFile left in dir for

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -247,5 +248,31 @@ func TestResolveAndCheckInside(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "f")); !os.IsNotExist(err) {
 		t.Errorf("the file was written outside: %v", err)
+	}
+}
+
+// A temporary file whose writer died goes with the next write to its folder; one of a
+// live writer stays.
+func TestRemoveDeadTemps(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadTemp := filepath.Join(dir, fmt.Sprintf("%sstate.json-%d-123", TempPrefix, dead.Process.Pid))
+	liveTemp := filepath.Join(dir, fmt.Sprintf("%sstate.json-%d-456", TempPrefix, os.Getpid()))
+	for _, f := range []string{deadTemp, liveTemp} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ReplaceFile(filepath.Join(dir, "other.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(deadTemp); !os.IsNotExist(err) {
+		t.Errorf("the dead writer's temporary file stayed: %v", err)
+	}
+	if _, err := os.Stat(liveTemp); err != nil {
+		t.Errorf("a live writer's temporary file was removed: %v", err)
 	}
 }

@@ -459,3 +459,73 @@ func TestAgentPauseGitStash(t *testing.T) {
 	}
 	e.MustCtx("agents", "rm", "stasher")
 }
+
+// A commit made while the agent is paused: the resumed conversation is told HEAD moved,
+// and which files changed with it.
+func TestAgentResumeAfterHeadMoved(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("before-the-commit", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "mover")
+	v := e.waitTurn("mover", time.Time{})
+	e.MustCtx("agents", "pause", "mover")
+
+	other := filepath.Join(e.Workspace, "person.txt")
+	if err := os.WriteFile(other, []byte("the person's work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Git("add", "person.txt")
+	e.Git("commit", "-qm", "the person's commit while the agent was paused")
+	head := strings.TrimSpace(e.Git("rev-parse", "HEAD"))
+
+	e.Model.Reset()
+	e.Model.Script(Say("after-the-commit", 20_000))
+	e.MustCtx("agents", "resume", "mover")
+	e.waitTurn("mover", time.Time{})
+	reqs := e.Model.Requests(KindMain)
+	if len(reqs) == 0 || reqs[0].SessionID != v.Claude.SessionID {
+		t.Fatalf("the resumed agent did not continue its conversation: %d requests", len(reqs))
+	}
+	prompt := reqs[0].LastUserText()
+	if !strings.Contains(prompt, "HEAD moved") || !strings.Contains(prompt, head[:7]) || !strings.Contains(prompt, "person.txt") {
+		t.Errorf("the resume prompt does not say HEAD moved to %s with person.txt:\n%s", head[:7], tail(prompt, 1500))
+	}
+	e.MustCtx("agents", "rm", "mover")
+}
+
+// A ctx killed at each step of a resume leaves an agent the next command settles: back
+// to paused when claude never started, active when it did; either way resumable or
+// running in its own conversation.
+func TestAgentResumeSurvivesACrashAtEveryStep(t *testing.T) {
+	for _, step := range []string{"launch", "confirm"} {
+		t.Run(step, func(t *testing.T) {
+			e := agentsEnv(t)
+			e.Model.Script(Say("ready", 20_000))
+			e.MustCtx("agents", "start", "1", "--name", "phoenix")
+			v := e.waitTurn("phoenix", time.Time{})
+			e.MustCtx("agents", "pause", "phoenix")
+
+			e.Model.Script(Say("back-after-crash", 20_000))
+			e.Vars["CTX_TEST_CRASH_AT"] = "resume:" + step
+			if _, _, code := e.Ctx("agents", "resume", "phoenix"); code == 0 {
+				t.Fatalf("the injected crash did not happen (exit %d)", code)
+			}
+			delete(e.Vars, "CTX_TEST_CRASH_AT")
+			w := e.show("phoenix")
+			switch step {
+			case "launch": // claude never started: the agent is paused again, and resumes
+				if w.State != "paused" {
+					t.Fatalf("after a crash before launch the next look shows %s, want paused", w.State)
+				}
+				e.MustCtx("agents", "resume", "phoenix")
+			default: // claude started: the agent comes up in its conversation
+				if w.State != "active" && w.State != "resuming" {
+					t.Fatalf("after a crash after launch the next look shows %s", w.State)
+				}
+			}
+			if got := e.waitTurn("phoenix", time.Time{}); got.Claude.SessionID != v.Claude.SessionID {
+				t.Errorf("after the crash the agent runs session %s, want its own %s", got.Claude.SessionID, v.Claude.SessionID)
+			}
+			e.MustCtx("agents", "rm", "phoenix")
+		})
+	}
+}

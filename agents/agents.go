@@ -123,6 +123,9 @@ type StartOptions struct {
 	Model          string
 	AutoApprove    bool
 	NoWait         bool
+	// Worktree starts the agent on this branch in a worktree of its own (worktree.go),
+	// made from From (default HEAD) when the branch does not exist.
+	Worktree, From string
 }
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
@@ -159,13 +162,26 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 	if existing, _ := a.Store.Resolve(name); existing != nil && existing.Name == name {
 		return nil, fmt.Errorf("--name %q: agent %s already has that name", name, existing.ID)
 	}
+	var wt *Worktree
+	if o.Worktree != "" {
+		var err error
+		if wt, err = addWorktree(cwd, name, o.Worktree, o.From); err != nil {
+			return nil, err
+		}
+		// The same place in the worktree as in the checkout it came from.
+		if rel, err := filepath.Rel(wt.Repo, cwd); err == nil && filepath.IsLocal(rel) {
+			cwd = filepath.Join(wt.Path, rel)
+		} else {
+			cwd = wt.Path
+		}
+	}
 	prompt := o.Prompt
 	if prompt == "" {
 		prompt = ws.Load(o.Project, loader.LoadOptions{}).Instructions
 	}
 	now := a.Now().UTC()
 	rec := &Record{
-		ID: id, Name: name, Project: o.Project.ID, ProjectPath: o.Project.Path, Cwd: cwd,
+		ID: id, Name: name, Project: o.Project.ID, ProjectPath: o.Project.Path, Cwd: cwd, Worktree: wt,
 		Claude: Claude{Binary: bin, SessionID: NewSessionID(), PreviousSessionIDs: []string{},
 			PermissionMode: o.PermissionMode, Model: o.Model, AutoApprove: o.AutoApprove},
 		Host:  HostInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
@@ -406,6 +422,13 @@ func (a *Agents) Logs(rec *Record) (string, error) {
 // Remove stops a running agent (its processes ended) and deletes its record. The
 // transcript and the checkpoint refs stay.
 func (a *Agents) Remove(rec *Record, force bool) error {
+	return a.RemoveWith(rec, force, false)
+}
+
+// RemoveWith is Remove that, with removeWorktree, also deletes the agent's worktree
+// when ctx made it and it holds no uncommitted work (a worktree with work stays, and
+// the error says so after the agent is removed).
+func (a *Agents) RemoveWith(rec *Record, force, removeWorktree bool) error {
 	if rec.State.Running() && !force {
 		st := a.Store.ReadStatus(rec.ID)
 		if st.Activity == "working" {
@@ -417,7 +440,13 @@ func (a *Agents) Remove(rec *Record, force bool) error {
 		return fmt.Errorf("agent %s: processes %v did not end", rec.ID, left)
 	}
 	a.Store.Feed(rec.ID, "agent.removed", nil)
-	return a.Store.Remove(rec.ID)
+	if err := a.Store.Remove(rec.ID); err != nil {
+		return err
+	}
+	if removeWorktree && rec.Worktree != nil {
+		return rec.Worktree.remove()
+	}
+	return nil
 }
 
 // RecordHook records an agent session's hook event as its activity (status.json). It is

@@ -36,6 +36,7 @@ type Record struct {
 	Project       string     `json:"project"`
 	ProjectPath   string     `json:"project_path"`
 	Cwd           string     `json:"cwd"`
+	Worktree      *Worktree  `json:"worktree,omitempty"`
 	Claude        Claude     `json:"claude"`
 	Host          HostInfo   `json:"host"`
 	State         State      `json:"state"`

@@ -78,6 +78,14 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 	if _, err := Next(rec.State, EvResume); err != nil {
 		return nil, nil, err
 	}
+	if rec.Worktree != nil {
+		// A worktree removed while the agent was paused is added again from its branch.
+		if readded, err := rec.Worktree.ensure(); err != nil {
+			return nil, nil, fmt.Errorf("resume %s: %w", rec.ID, err)
+		} else if readded {
+			a.Store.Feed(rec.ID, "agent.worktree_readded", map[string]any{"path": rec.Worktree.Path, "branch": rec.Worktree.Branch})
+		}
+	}
 	if fi, err := os.Stat(rec.Cwd); err != nil || !fi.IsDir() {
 		return nil, nil, fmt.Errorf("resume %s: its folder %s is gone; recreate it (or `ctx agents rm %s`)", rec.ID, rec.Cwd, rec.ID)
 	}

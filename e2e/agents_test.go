@@ -529,3 +529,53 @@ func TestAgentResumeSurvivesACrashAtEveryStep(t *testing.T) {
 		})
 	}
 }
+
+// --worktree with the real client: the agent works on its own branch in a worktree
+// (its file lands there, not in the main checkout); the worktree removed by hand while
+// the agent is paused comes back on resume, in the same conversation; rm
+// --remove-worktree deletes it only once it holds no work.
+func TestAgentWorktree(t *testing.T) {
+	e := agentsEnv(t)
+	wtRoot := filepath.Join(e.Workspace, ".ctx", "worktrees", "brancher")
+	inWT := filepath.Join(wtRoot, ProjectPath("03-working/branch-notes.md"))
+	e.Model.Script(Call(20_000, Write(inWT, "on the branch\n")), Say("branch-turn-done", 21_000))
+	e.MustCtx("agents", "start", "1", "--name", "brancher", "--worktree", "ctx/brancher", "--permission-mode", "acceptEdits")
+	v := e.waitTurn("brancher", time.Time{})
+	if b, err := os.ReadFile(inWT); err != nil || string(b) != "on the branch\n" {
+		t.Fatalf("the agent's file is not in its worktree: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.Workspace, ProjectPath("03-working/branch-notes.md"))); !os.IsNotExist(err) {
+		t.Errorf("the agent's file reached the main checkout: %v", err)
+	}
+	if got := strings.TrimSpace(e.Git("-C", wtRoot, "branch", "--show-current")); got != "ctx/brancher" {
+		t.Errorf("the worktree is on %q", got)
+	}
+
+	e.MustCtx("agents", "pause", "brancher")
+	e.Git("-C", wtRoot, "add", "-A")
+	e.Git("-C", wtRoot, "commit", "-qm", "the agent's notes, committed by the person")
+	if err := os.RemoveAll(wtRoot); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Reset()
+	e.Model.Script(Say("back-on-the-branch", 20_000))
+	e.MustCtx("agents", "resume", "brancher")
+	w := e.waitTurn("brancher", time.Time{})
+	if w.Claude.SessionID != v.Claude.SessionID {
+		t.Errorf("resumed in session %s, want %s", w.Claude.SessionID, v.Claude.SessionID)
+	}
+	if _, err := os.Stat(inWT); err != nil {
+		t.Errorf("the re-added worktree lacks the branch's committed file: %v", err)
+	}
+
+	out := e.MustCtx("agents", "rm", "brancher", "--remove-worktree")
+	if strings.Contains(out, "stays") {
+		t.Errorf("rm --remove-worktree kept a clean worktree: %s", out)
+	}
+	if _, err := os.Stat(wtRoot); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+	if _, stderr, code := e.Ctx("agents", "start", "1", "--worktree", "no..dots"); code != 2 || !strings.Contains(stderr, "branch name") {
+		t.Errorf("a bad branch: exit %d, %s", code, stderr)
+	}
+}

@@ -39,6 +39,9 @@ type agentsOptions struct {
 	IdleFor  time.Duration
 	Git      string
 	GoOn     bool
+	Worktree string
+	From     string
+	RemoveWT bool
 }
 
 func newAgentsCmd(app *App) *cobra.Command {
@@ -98,7 +101,8 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 		Use:   "start PROJECT",
 		Short: "Start an agent on a project, in tmux, with ctx's resume prompt",
 		Example: `  ctx agents start 1
-  ctx agents start checkout --name expiry --permission-mode acceptEdits`,
+  ctx agents start checkout --name expiry --permission-mode acceptEdits
+  ctx agents start 1 --name expiry --worktree ctx/expiry   # on a branch of its own`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Project = args[0]
@@ -108,6 +112,8 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.Name, "name", "", "a name for the agent (default: the project id and the agent id)")
 	f.StringVar(&o.Cwd, "cwd", "", "the folder claude runs in (default: the workspace root)")
+	f.StringVar(&o.Worktree, "worktree", "", "run on this branch in a git worktree of its own, under <repo>/.ctx/worktrees/<name>")
+	f.StringVar(&o.From, "from", "", "with --worktree, make a new branch from this commit (default: HEAD)")
 	f.StringVar(&o.Prompt, "prompt", "", "the first prompt (default: ctx's resume prompt for the project)")
 	f.StringVar(&o.Mode, "permission-mode", "", "claude's --permission-mode")
 	f.StringVar(&o.Model, "model", "", "claude's --model")
@@ -127,9 +133,12 @@ func runAgentsStart(o *agentsOptions) error {
 		return err
 	}
 	rec, err := a.Start(agents.StartOptions{Project: p, Name: o.Name, Cwd: o.Cwd, Prompt: o.Prompt,
-		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait})
+		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Worktree: o.Worktree, From: o.From})
 	if rec == nil {
 		return agentError(err)
+	}
+	if o.From != "" && o.Worktree == "" {
+		o.Warn("--from goes with --worktree; ignored")
 	}
 	if o.JSON {
 		return errors.Join(o.writeJSON(rec), agentError(err))
@@ -558,21 +567,30 @@ func newAgentsRmCmd(app *App) *cobra.Command {
 		Use:   "rm AGENT",
 		Short: "Stop an agent and delete its record (its transcript and checkpoints stay)",
 		Example: `  ctx agents rm expiry
-  ctx agents rm a-3f --force`,
+  ctx agents rm a-3f --force
+  ctx agents rm expiry --remove-worktree   # and its worktree, when it holds no uncommitted work`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			a, rec, err := o.one(args[0])
 			if err != nil {
 				return err
 			}
-			if err := a.Remove(rec, o.Force); err != nil {
+			err = a.RemoveWith(rec, o.Force, o.RemoveWT)
+			if err != nil && !errors.Is(err, agents.ErrWorktree) {
 				return agentError(err)
 			}
 			fmt.Fprintf(o.Out, "removed %s (%s); its transcript and checkpoint refs stay\n", rec.ID, rec.Name)
+			if rec.Worktree != nil && (!o.RemoveWT || err != nil) {
+				fmt.Fprintf(o.Out, "  worktree %s (branch %s) stays\n", rec.Worktree.Path, rec.Worktree.Branch)
+			}
+			if err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "remove a working agent too")
+	cmd.Flags().BoolVar(&o.RemoveWT, "remove-worktree", false, "also delete the worktree ctx made for it, when it holds no uncommitted work")
 	return cmd
 }
 
@@ -590,7 +608,7 @@ func agentError(err error) error {
 	switch {
 	case errors.As(err, &nn), errors.As(err, &conflict):
 		return &exitError{code: exitNotNow, err: err}
-	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &se):
+	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &se), errors.Is(err, agents.ErrWorktree):
 		return &exitError{code: exitInput, err: err}
 	}
 	return err

@@ -223,15 +223,15 @@ func benchmark(cfg config) error {
 		if err != nil {
 			return fmt.Errorf("-bin: %w", err)
 		}
-	} else if bin, err = build(dir); err != nil {
+	} else if bin, err = build(dir, "ctx", "./cmd/ctx"); err != nil {
 		return err
 	}
-	hello, err := buildHello(dir)
+	hello, err := build(dir, "hello", "./bench/hello")
 	if err != nil {
 		return err
 	}
 	if cfg.only == "" || cfg.only == "floor" || cfg.only == "system" {
-		floor, err := buildFloor(dir)
+		floor, err := build(dir, "floor", "./bench/floor")
 		if err != nil {
 			return err
 		}
@@ -275,40 +275,6 @@ func benchmark(cfg config) error {
 		return benchServe(bin)
 	}
 	return nil
-}
-
-// buildFloor compiles bench/floor, a program that links ctx's libraries and does nothing.
-func buildFloor(dir string) (string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "floor")
-	cmd := exec.Command("go", "build", "-o", bin, "./bench/floor")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build the floor: %w", err)
-	}
-	return bin, nil
-}
-
-// buildHello compiles a Go hello-world with the same toolchain: the floor a process of
-// any Go program costs on this machine, timed between the runs of every case.
-func buildHello(dir string) (string, error) {
-	src := filepath.Join(dir, "hello.go")
-	if err := os.WriteFile(src, []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"), 0o644); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "hello")
-	cmd := exec.Command("go", "build", "-o", bin, src)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GO111MODULE=off")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build hello-world: %w", err)
-	}
-	return bin, nil
 }
 
 // generate writes the workspace from a child process. Go starts children with vfork, and
@@ -360,18 +326,20 @@ func age(dir string) error {
 	})
 }
 
-// build compiles ./cmd/ctx from the module root, so the bench works from any folder in it.
-func build(dir string) (string, error) {
+// build compiles the package pkg of this module (./cmd/ctx, ./bench/hello,
+// ./bench/floor) into dir/name, from the module root, so the bench works from any folder
+// in it.
+func build(dir, name, pkg string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "ctx")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/ctx")
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build ctx: %w", err)
+		return "", fmt.Errorf("build %s: %w", pkg, err)
 	}
 	return bin, nil
 }

@@ -178,8 +178,8 @@ func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		// A killed writer's temporary file goes once it is a minute old.
-		if now.Sub(info.ModTime()) < age && !durable.IsStaleTemp(e.Name(), info.ModTime(), now) {
+		// A killed writer's temporary file goes at once.
+		if now.Sub(info.ModTime()) < age && !durable.DeadTemp(e.Name()) {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {

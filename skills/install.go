@@ -49,6 +49,12 @@ type InstallResult struct {
 // set; otherwise it is kept. dryRun reports the same results and writes nothing. A
 // failure on one skill does not stop the others; the errors are joined.
 func Install(dir string, force, dryRun bool) ([]InstallResult, error) {
+	return eachSkill(func(s Skill) (InstallResult, error) { return install(dir, s, force, dryRun) })
+}
+
+// eachSkill runs do for every embedded skill, in name order. A failure on one skill
+// does not stop the others; their errors are joined.
+func eachSkill(do func(Skill) (InstallResult, error)) ([]InstallResult, error) {
 	all, err := All()
 	if err != nil {
 		return nil, err
@@ -56,7 +62,7 @@ func Install(dir string, force, dryRun bool) ([]InstallResult, error) {
 	results := make([]InstallResult, 0, len(all))
 	var errs []error
 	for _, s := range all {
-		r, err := install(dir, s, force, dryRun)
+		r, err := do(s)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -114,22 +120,14 @@ func install(dir string, s Skill, force, dryRun bool) (InstallResult, error) {
 // Status reports, without writing anything, whether each embedded skill is missing,
 // current, outdated (written by an older ctx) or changed by the user in dir.
 func Status(dir string) ([]InstallResult, error) {
-	all, err := All()
-	if err != nil {
-		return nil, err
-	}
-	results := make([]InstallResult, 0, len(all))
-	var errs []error
-	for _, s := range all {
+	return eachSkill(func(s Skill) (InstallResult, error) {
 		skillDir := filepath.Join(dir, s.Name)
 		st, err := inspect(filepath.Join(skillDir, FileName), filepath.Join(skillDir, ManifestName), s)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return InstallResult{}, err
 		}
-		results = append(results, st.result())
-	}
-	return results, errors.Join(errs...)
+		return st.result(), nil
+	})
 }
 
 // state is what is on disk for one skill, compared with the embedded file.

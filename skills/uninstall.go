@@ -19,19 +19,12 @@ const (
 // kept (ActionKept) unless force; files of the user's own in the folder always stay.
 // dryRun reports the same results and deletes nothing.
 func Uninstall(dir string, force, dryRun bool) ([]InstallResult, error) {
-	all, err := All()
-	if err != nil {
-		return nil, err
-	}
-	results := make([]InstallResult, 0, len(all))
-	var errs []error
-	for _, s := range all {
+	return eachSkill(func(s Skill) (InstallResult, error) {
 		skillDir := filepath.Join(dir, s.Name)
 		file, manifest := filepath.Join(skillDir, FileName), filepath.Join(skillDir, ManifestName)
 		st, err := inspect(file, manifest, s)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return InstallResult{}, err
 		}
 		r := InstallResult{Name: s.Name, Path: file, Action: ActionRemoved}
 		switch st.status {
@@ -46,13 +39,11 @@ func Uninstall(dir string, force, dryRun bool) ([]InstallResult, error) {
 		}
 		if !dryRun && r.Action != ActionKept {
 			if err := removeSkill(skillDir, r.Action == ActionRemoved); err != nil {
-				errs = append(errs, fmt.Errorf("uninstall skill %s: %w", s.Name, err))
-				continue
+				return InstallResult{}, fmt.Errorf("uninstall skill %s: %w", s.Name, err)
 			}
 		}
-		results = append(results, r)
-	}
-	return results, errors.Join(errs...)
+		return r, nil
+	})
 }
 
 // removeSkill deletes a skill's file (when withFile) and manifest, then the folder if

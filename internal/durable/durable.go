@@ -87,33 +87,29 @@ func ReplaceLocked(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, false)
 }
 
-// IsStaleTemp reports whether a folder entry is a temporary file of this package old
-// enough (a minute) that no live write owns it: a sweep without the file's lock may
-// remove it.
-func IsStaleTemp(name string, modTime, now time.Time) bool {
-	return strings.HasPrefix(name, TempPrefix) && now.Sub(modTime) > time.Minute
+// DeadTemp reports whether a folder entry is a temporary file of this package whose
+// writing process no longer runs (killed mid-write): anyone may remove it, lock or
+// not, since a live writer's file is never one. The name is .ctx-tmp-<base>-<pid>-<n>.
+func DeadTemp(name string) bool {
+	if !strings.HasPrefix(name, TempPrefix) {
+		return false
+	}
+	rest := name[:strings.LastIndexByte(name, '-')]
+	pid, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '-')+1:])
+	return err == nil && pid > 0 && !processAlive(pid)
 }
 
-// RemoveDeadTemps deletes the temporary files in dir whose writing process no longer
-// runs (killed mid-write), without any lock: a live writer's file is never touched. It
-// reads the folder once.
+// RemoveDeadTemps deletes the temporary files in dir whose writer is gone (DeadTemp),
+// without any lock. It reads the folder once.
 func RemoveDeadTemps(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, TempPrefix) {
-			continue
+		if DeadTemp(e.Name()) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
-		// .ctx-tmp-<base>-<pid>-<random>
-		rest := name[:strings.LastIndexByte(name, '-')]
-		pid, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '-')+1:])
-		if err != nil || pid <= 0 || processAlive(pid) {
-			continue
-		}
-		_ = os.Remove(filepath.Join(dir, name))
 	}
 }
 
@@ -122,13 +118,7 @@ func RemoveDeadTemps(dir string) {
 // the caller must hold the lock every writer of that file takes, or it could remove a
 // temporary file another process is about to rename.
 func RemoveStaleTemps(dir, base string) {
-	RemoveStaleTempsMatching(dir, globEscape(base))
-}
-
-// RemoveStaleTempsMatching is RemoveStaleTemps for every file whose name matches the
-// glob pattern, for a folder of many files written under one lock.
-func RemoveStaleTempsMatching(dir, pattern string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, TempPrefix+pattern+"-*"))
+	matches, _ := filepath.Glob(filepath.Join(dir, TempPrefix+globEscape(base)+"-*"))
 	for _, m := range matches {
 		_ = os.Remove(m)
 	}

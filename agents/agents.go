@@ -482,3 +482,35 @@ func RecordHook(ws *loader.Workspace, id, event, sessionID, source, tool, summar
 	Wake(ws)
 	return nil
 }
+
+// Kind is what sort of failure an agent operation's error is, for the CLI's exit codes
+// and the API's status codes (one classification, two mappings).
+type Kind int
+
+// The kinds of failure.
+const (
+	KindFailure  Kind = iota // anything else: exit 1, HTTP 500
+	KindNotFound             // no such agent: exit 2, HTTP 404
+	KindBadInput             // ambiguous, wrong state, a worktree that cannot be made: exit 2, HTTP 409
+	KindNotNow               // busy, conversation open elsewhere, a stash conflict: exit 3, HTTP 409
+)
+
+// KindOf classifies an error of this package.
+func KindOf(err error) Kind {
+	var nn *NotNowError
+	var conflict *ConflictError
+	var nf *NotFoundError
+	var amb *AmbiguousError
+	var se *StateError
+	switch {
+	case err == nil:
+		return KindFailure
+	case errors.As(err, &nn), errors.As(err, &conflict):
+		return KindNotNow
+	case errors.As(err, &nf):
+		return KindNotFound
+	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy):
+		return KindBadInput
+	}
+	return KindFailure
+}

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,5 +183,25 @@ func TestCheckGitStrategy(t *testing.T) {
 	}
 	if _, err := CheckGitStrategy("reset"); !errors.Is(err, ErrGitStrategy) {
 		t.Errorf("reset: %v", err)
+	}
+}
+
+// One classification of agent errors feeds both the CLI's exit codes and the API's
+// status codes.
+func TestKindOf(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want Kind
+	}{
+		{&NotNowError{Msg: "busy"}, KindNotNow},
+		{fmt.Errorf("resume: %w", &ConflictError{Files: []string{"a"}}), KindNotNow},
+		{&NotFoundError{Query: "x"}, KindNotFound},
+		{&AmbiguousError{Query: "a"}, KindBadInput},
+		{fmt.Errorf("%w: branch b is checked out at /x", ErrWorktree), KindBadInput},
+		{errors.New("disk full"), KindFailure},
+	} {
+		if got := KindOf(tc.err); got != tc.want {
+			t.Errorf("KindOf(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }

@@ -55,15 +55,14 @@ func writeError(w http.ResponseWriter, code int, err error) {
 // errorCode gives agent errors the HTTP codes of the CLI's exit codes: unknown agent
 // 404, wrong state or "not now" 409.
 func errorCode(err error) int {
-	var nn *agents.NotNowError
-	var nf *agents.NotFoundError
-	var amb *agents.AmbiguousError
-	var se *agents.StateError
 	var pnf *loader.NotFoundError
-	switch {
-	case errors.As(err, &nf), errors.As(err, &pnf):
+	if errors.As(err, &pnf) {
 		return http.StatusNotFound
-	case errors.As(err, &nn), errors.As(err, &se), errors.As(err, &amb):
+	}
+	switch agents.KindOf(err) {
+	case agents.KindNotFound:
+		return http.StatusNotFound
+	case agents.KindBadInput, agents.KindNotNow:
 		return http.StatusConflict
 	}
 	return http.StatusInternalServerError

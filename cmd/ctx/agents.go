@@ -600,15 +600,10 @@ func agentError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var nn *agents.NotNowError
-	var conflict *agents.ConflictError
-	var nf *agents.NotFoundError
-	var amb *agents.AmbiguousError
-	var se *agents.StateError
-	switch {
-	case errors.As(err, &nn), errors.As(err, &conflict):
+	switch agents.KindOf(err) {
+	case agents.KindNotNow:
 		return &exitError{code: exitNotNow, err: err}
-	case errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &se), errors.Is(err, agents.ErrWorktree):
+	case agents.KindNotFound, agents.KindBadInput:
 		return &exitError{code: exitInput, err: err}
 	}
 	return err

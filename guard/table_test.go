@@ -1,79 +1,20 @@
 package guard
 
 import (
-	"bufio"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ctxtools/ctx/guard/guardtable"
 )
 
 // tableCase is one line of testdata/commands.txt.
-type tableCase struct {
-	line    int
-	deny    bool
-	rule    string
-	clean   bool
-	cwd     string
-	command string
-}
+type tableCase = guardtable.Case
 
 // readTable reads testdata/commands.txt; its header describes the format.
 func readTable(t *testing.T) []tableCase {
 	t.Helper()
-	f, err := os.Open("testdata/commands.txt")
+	cases, err := guardtable.Read("testdata/commands.txt")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []tableCase
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		text := sc.Text()
-		if rest, ok := strings.CutPrefix(text, "    "); ok {
-			if len(cases) == 0 {
-				t.Fatalf("commands.txt:%d: a continuation line with no command above", n)
-			}
-			cases[len(cases)-1].command += "\n" + rest
-			continue
-		}
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		head, command, ok := strings.Cut(text, "|")
-		if !ok {
-			t.Fatalf("commands.txt:%d: no | between the verdict and the command", n)
-		}
-		c := tableCase{line: n, command: strings.TrimPrefix(command, " ")}
-		fields := strings.Fields(head)
-		if len(fields) == 0 {
-			t.Fatalf("commands.txt:%d: no verdict", n)
-		}
-		switch fields[0] {
-		case "deny":
-			if len(fields) < 2 {
-				t.Fatalf("commands.txt:%d: deny needs a rule", n)
-			}
-			c.deny, c.rule, fields = true, fields[1], fields[2:]
-		case "allow":
-			fields = fields[1:]
-		default:
-			t.Fatalf("commands.txt:%d: verdict %q, want deny or allow", n, fields[0])
-		}
-		for _, opt := range fields {
-			switch {
-			case opt == "clean":
-				c.clean = true
-			case strings.HasPrefix(opt, "cwd="):
-				c.cwd = strings.TrimPrefix(opt, "cwd=")
-			default:
-				t.Fatalf("commands.txt:%d: unknown option %q", n, opt)
-			}
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return cases
@@ -85,9 +26,9 @@ func tableEnv(c tableCase) Env {
 	return Env{
 		Workspace: "/ws",
 		Home:      "/home/u",
-		Cwd:       c.cwd,
+		Cwd:       c.Cwd,
 		Dirty: func(dir string) bool {
-			return !c.clean && (dir == "/ws" || strings.HasPrefix(dir, "/ws/"))
+			return !c.Clean && (dir == "/ws" || strings.HasPrefix(dir, "/ws/"))
 		},
 	}
 }
@@ -100,16 +41,16 @@ func TestCommandTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := r.Check(c.command)
+		v := r.Check(c.Command)
 		switch {
-		case c.deny && (!v.Deny || v.Rule != c.rule):
-			t.Errorf("commands.txt:%d: Check(%q) = %+v, want denied by %s", c.line, c.command, v, c.rule)
-		case !c.deny && v.Deny:
-			t.Errorf("commands.txt:%d: Check(%q) = %+v, want allowed", c.line, c.command, v)
-		case c.deny:
+		case c.Deny && (!v.Deny || v.Rule != c.Rule):
+			t.Errorf("commands.txt:%d: Check(%q) = %+v, want denied by %s", c.Line, c.Command, v, c.Rule)
+		case !c.Deny && v.Deny:
+			t.Errorf("commands.txt:%d: Check(%q) = %+v, want allowed", c.Line, c.Command, v)
+		case c.Deny:
 			denied++
 			if !strings.HasPrefix(v.Reason, "Refused ") || !strings.HasSuffix(v.Reason, ".") || strings.Contains(v.Reason, "\n") {
-				t.Errorf("commands.txt:%d: reason %q: want one line starting with Refused and ending with a period", c.line, v.Reason)
+				t.Errorf("commands.txt:%d: reason %q: want one line starting with Refused and ending with a period", c.Line, v.Reason)
 			}
 		default:
 			allowed++
@@ -126,7 +67,7 @@ func TestCommandTable(t *testing.T) {
 func TestTableCoversEveryRule(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range readTable(t) {
-		seen[c.rule] = true
+		seen[c.Rule] = true
 	}
 	for _, rule := range []string{
 		ruleRmRoot, ruleRmHome, ruleRmWorkspace, ruleRmParent, ruleRmSystem, ruleRmNoPreserveRoot,
@@ -149,11 +90,11 @@ func TestTableCoversEveryRule(t *testing.T) {
 // keep.
 func TestAdviceIsAllowed(t *testing.T) {
 	for _, c := range readTable(t) {
-		if !c.deny {
+		if !c.Deny {
 			continue
 		}
 		r, _ := New(Config{}, tableEnv(c))
-		reason := r.Check(c.command).Reason
+		reason := r.Check(c.Command).Reason
 		if rest, ok := strings.CutPrefix(reason, "Refused `"); ok {
 			if i := strings.Index(rest, "`: "); i >= 0 {
 				reason = rest[i+3:]
@@ -162,7 +103,7 @@ func TestAdviceIsAllowed(t *testing.T) {
 		parts := strings.Split(reason, "`")
 		for i := 1; i < len(parts); i += 2 {
 			if v := r.Check(parts[i]); v.Deny {
-				t.Errorf("commands.txt:%d: the reason advises `%s`, which the guard refuses: %s", c.line, parts[i], v.Reason)
+				t.Errorf("commands.txt:%d: the reason advises `%s`, which the guard refuses: %s", c.Line, parts[i], v.Reason)
 			}
 		}
 	}
@@ -183,8 +124,8 @@ func TestClassesListEveryRule(t *testing.T) {
 	}
 	proven := map[string]bool{}
 	for _, c := range readTable(t) {
-		if c.deny {
-			proven[c.rule] = true
+		if c.Deny {
+			proven[c.Rule] = true
 		}
 	}
 	for rule := range proven {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,63 +8,20 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctxtools/ctx/guard/guardtable"
 )
 
 // guardCase is one line of guard/testdata/commands.txt, whose header describes the
 // format; the guard package's own TestCommandTable reads the same file.
-type guardCase struct {
-	line    int
-	deny    bool
-	rule    string
-	clean   bool
-	cwd     string
-	command string
-}
+type guardCase = guardtable.Case
 
 func readGuardTable(t *testing.T) []guardCase {
 	t.Helper()
-	f, err := os.Open("../../guard/testdata/commands.txt")
+	cases, err := guardtable.Read("../../guard/testdata/commands.txt")
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []guardCase
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		text := sc.Text()
-		if rest, ok := strings.CutPrefix(text, "    "); ok && len(cases) > 0 {
-			cases[len(cases)-1].command += "\n" + rest
-			continue
-		}
-		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		head, command, ok := strings.Cut(text, "|")
-		fields := strings.Fields(head)
-		if !ok || len(fields) == 0 {
-			t.Fatalf("commands.txt:%d: not VERDICT [RULE] [OPTION...] | COMMAND", n)
-		}
-		c := guardCase{line: n, command: strings.TrimPrefix(command, " "), deny: fields[0] == "deny"}
-		fields = fields[1:]
-		if c.deny {
-			c.rule, fields = fields[0], fields[1:]
-		}
-		for _, opt := range fields {
-			switch {
-			case opt == "clean":
-				c.clean = true
-			case strings.HasPrefix(opt, "cwd="):
-				c.cwd = strings.TrimPrefix(opt, "cwd=")
-			default:
-				t.Fatalf("commands.txt:%d: unknown option %q", n, opt)
-			}
-		}
-		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return cases
@@ -107,11 +63,11 @@ func TestGuardTableThroughTheBinary(t *testing.T) {
 	close(work)
 	wg.Wait()
 	for _, f := range failures {
-		t.Errorf("commands.txt:%d: %q: %s", f.c.line, f.c.command, f.msg)
+		t.Errorf("commands.txt:%d: %q: %s", f.c.Line, f.c.Command, f.msg)
 	}
 	denied := 0
 	for _, c := range cases {
-		if c.deny {
+		if c.Deny {
 			denied++
 		}
 	}
@@ -120,14 +76,14 @@ func TestGuardTableThroughTheBinary(t *testing.T) {
 
 func checkThroughBinary(bin string, c guardCase) string {
 	repo := "dirty"
-	if c.clean {
+	if c.Clean {
 		repo = "clean"
 	}
-	cwd := c.cwd
+	cwd := c.Cwd
 	if cwd == "" {
 		cwd = "/ws"
 	}
-	cmd := exec.Command(bin, "guard", "check", "--json", "--as-workspace", "/ws", "--repo", repo, "--cwd", cwd, "--", c.command)
+	cmd := exec.Command(bin, "guard", "check", "--json", "--as-workspace", "/ws", "--repo", repo, "--cwd", cwd, "--", c.Command)
 	cmd.Env = []string{"HOME=/home/u", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + os.TempDir()}
 	cmd.Dir = os.TempDir()
 	var out, errb bytes.Buffer
@@ -145,11 +101,11 @@ func checkThroughBinary(bin string, c guardCase) string {
 		return "output is not JSON: " + jerr.Error() + ": " + out.String() + errb.String()
 	}
 	switch {
-	case c.deny && (res.Verdict != "deny" || res.Rule != c.rule):
-		return "got " + res.Verdict + " " + res.Rule + ", want deny by " + c.rule + ": " + res.Reason
-	case !c.deny && res.Verdict != "allow":
+	case c.Deny && (res.Verdict != "deny" || res.Rule != c.Rule):
+		return "got " + res.Verdict + " " + res.Rule + ", want deny by " + c.Rule + ": " + res.Reason
+	case !c.Deny && res.Verdict != "allow":
 		return "got deny by " + res.Rule + ", want allowed: " + res.Reason
-	case c.deny && code != exitRefused, !c.deny && code != 0:
+	case c.Deny && code != exitRefused, !c.Deny && code != 0:
 		return "exit status " + strconv.Itoa(code) + " for " + res.Verdict
 	case errb.Len() > 0:
 		return "stderr: " + errb.String()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,24 +36,7 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 
 	// A few whole runs time one, so that the kills below spread over a whole run:
 	// startup, numbering, the folders, the planning files, the save point, the rename.
-	var took []time.Duration
-	for i := range 3 {
-		start := time.Now()
-		runCtx(t, bin, ws, "new", fmt.Sprintf("Whole %d", i))
-		took = append(took, time.Since(start))
-	}
-	slices.Sort(took)
-	maxDelay := max(8*time.Millisecond, took[1]*5/4)
-
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("CTX_KILL_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatalf("CTX_KILL_SEED: %v", err)
-		}
-	}
-	t.Logf("seed %d (rerun with CTX_KILL_SEED=%d); a new takes %v; kills within %v", seed, seed, took[1], maxDelay)
-	rng := rand.New(rand.NewPCG(seed, seed))
+	maxDelay, rng := killSchedule(t, "a new", func(i int) { runCtx(t, bin, ws, "new", fmt.Sprintf("Whole %d", i)) })
 
 	const runs = 200
 	deadline := time.Now().Add(12 * time.Second) // fewer runs on a slow machine, not a slow test

@@ -84,6 +84,31 @@ func removeOldBuilds() {
 	}
 }
 
+// killSchedule times three whole runs of run and returns how long after its start a
+// kill may come (a little over a whole run, so kills spread over every step) and the
+// random source of the delays, seeded from $CTX_KILL_SEED when set so that a failing
+// run can be repeated.
+func killSchedule(t *testing.T, what string, run func(i int)) (time.Duration, *rand.Rand) {
+	t.Helper()
+	var took []time.Duration
+	for i := range 3 {
+		start := time.Now()
+		run(i)
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	maxDelay := max(8*time.Millisecond, took[1]*5/4)
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("CTX_KILL_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("CTX_KILL_SEED: %v", err)
+		}
+	}
+	t.Logf("seed %d (rerun with CTX_KILL_SEED=%d); %s takes %v; kills within %v", seed, seed, what, took[1], maxDelay)
+	return maxDelay, rand.New(rand.NewPCG(seed, seed))
+}
+
 // procWorkspace writes a workspace with one project, 01-alpha, and no save point.
 func procWorkspace(t *testing.T) string {
 	t.Helper()
@@ -388,24 +413,7 @@ func TestKilledSaveLeavesOldOrNew(t *testing.T) {
 
 	// A few whole saves create the save point and time one, so that the kills below
 	// spread over a whole run: startup, reading, the write, the snapshot.
-	var took []time.Duration
-	for range 3 {
-		start := time.Now()
-		runCtx(t, bin, ws, "save", "-p", "1")
-		took = append(took, time.Since(start))
-	}
-	slices.Sort(took)
-	maxDelay := max(8*time.Millisecond, took[1]*5/4)
-
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("CTX_KILL_SEED"); s != "" {
-		var err error
-		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatalf("CTX_KILL_SEED: %v", err)
-		}
-	}
-	t.Logf("seed %d (rerun with CTX_KILL_SEED=%d); a save takes %v; kills within %v", seed, seed, took[1], maxDelay)
-	rng := rand.New(rand.NewPCG(seed, seed))
+	maxDelay, rng := killSchedule(t, "a save", func(int) { runCtx(t, bin, ws, "save", "-p", "1") })
 
 	const runs = 100
 	var unchanged, changed, finished, tempsSeen int

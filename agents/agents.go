@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/loader"
@@ -24,6 +25,18 @@ type Agents struct {
 	Now     func() time.Time
 	// StartWait bounds how long start and resume wait for the agent's SessionStart.
 	StartWait time.Duration
+
+	// contexts caches ContextPercent by transcript size and time: a dashboard asks
+	// every second, and a transcript changes only when the agent works.
+	contextsMu sync.Mutex
+	contexts   map[string]contextEntry
+}
+
+type contextEntry struct {
+	size    int64
+	modTime time.Time
+	pct     float64
+	ok      bool
 }
 
 // New opens the agents of a workspace with the process's environment.

@@ -334,10 +334,28 @@ func roundDuration(d time.Duration) string {
 // conversation's transcript, with Claude Code's configuration for the agent's folder.
 // ok is false when the transcript says nothing yet.
 func (a *Agents) ContextPercent(rec *Record) (pct float64, ok bool) {
-	client := usage.DetectClient(a.Getenv, a.Getenv("HOME"), rec.Cwd)
-	u, err := session.ReadUsage(a.Store.WS, a.transcriptPath(rec), client)
-	if err != nil || u == nil {
+	path := a.transcriptPath(rec)
+	fi, err := os.Stat(path)
+	if err != nil {
 		return 0, false
 	}
-	return u.PercentOfBudget, true
+	key := rec.ID + "\x00" + path
+	a.contextsMu.Lock()
+	c, hit := a.contexts[key]
+	a.contextsMu.Unlock()
+	if hit && c.size == fi.Size() && c.modTime.Equal(fi.ModTime()) {
+		return c.pct, c.ok
+	}
+	client := usage.DetectClient(a.Getenv, a.Getenv("HOME"), rec.Cwd)
+	c = contextEntry{size: fi.Size(), modTime: fi.ModTime()}
+	if u, err := session.ReadUsage(a.Store.WS, path, client); err == nil && u != nil {
+		c.pct, c.ok = u.PercentOfBudget, true
+	}
+	a.contextsMu.Lock()
+	if a.contexts == nil {
+		a.contexts = map[string]contextEntry{}
+	}
+	a.contexts[key] = c
+	a.contextsMu.Unlock()
+	return c.pct, c.ok
 }

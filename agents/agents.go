@@ -232,14 +232,27 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
+		if rec.State == Active {
+			// Another ctx (a running dashboard, `ctx agents list`) saw the SessionStart
+			// first and confirmed the agent: so much the better.
+			return rec, nil
+		}
 		st := a.Store.ReadStatus(id)
 		if st.Event == "SessionStart" && !st.At.Before(since.Add(-time.Second)) {
-			return a.transition(id, EvStarted, func(r *Record) {
+			out, err := a.transition(id, EvStarted, func(r *Record) {
 				if st.SessionID != "" && st.SessionID != r.Claude.SessionID {
 					r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
 					r.Claude.SessionID = st.SessionID
 				}
 			})
+			var se *StateError
+			if errors.As(err, &se) {
+				// Confirmed by another ctx between the look above and the lock.
+				if now, lerr := a.Store.Load(id); lerr == nil && now.State == Active {
+					return now, nil
+				}
+			}
+			return out, err
 		}
 		panes, err := a.Tmux.Panes()
 		if err != nil {

@@ -291,3 +291,41 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("agents after the test: %d %v", len(views), err)
 	}
 }
+
+// serve.notify_command through the real binary and the real client: an agent that
+// stops at a permission prompt while `ctx serve` runs makes the server run the
+// configured command, with the event in its environment.
+func TestServeNotifyCommand(t *testing.T) {
+	e := agentsEnv(t)
+	log := filepath.Join(t.TempDir(), "notified")
+	config := filepath.Join(e.Workspace, ".ctx", "config.yaml")
+	old, _ := os.ReadFile(config)
+	cfg := string(old) + "\nserve:\n  notify_command: printf '%s|%s|%s\\n' \"$CTX_EVENT\" \"$CTX_AGENT_NAME\" \"$CTX_NOTIFY_TITLE\" >> " + log + "\n"
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(e.CtxDir, "ctx"), "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = e.Workspace, e.environ(true)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	time.Sleep(500 * time.Millisecond) // the server's first look: what is there is no news
+
+	e.Model.Script(Call(20_000, Bash("touch notified-by-ctx.txt")))
+	e.MustCtx("agents", "start", "1", "--name", "pinger", "--permission-mode", "default")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(log)
+		if strings.Contains(string(b), "agent.needs_input|pinger|pinger needs input\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the notify command did not run for the agent's permission prompt: %q\nserver: %s", b, stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	e.MustCtx("agents", "rm", "pinger", "--force")
+}

@@ -141,7 +141,7 @@ type StartOptions struct {
 	Worktree, From string
 }
 
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+var nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`) })
 
 // Start makes a record and starts claude in tmux with the project's resume prompt,
 // then waits for its SessionStart.
@@ -169,7 +169,7 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 	if name == "" {
 		name = o.Project.ID + "-" + id[2:]
 	}
-	if !nameRe.MatchString(name) {
+	if !nameRe().MatchString(name) {
 		return nil, fmt.Errorf("--name %q: use letters, digits, - and _ (up to 40)", name)
 	}
 	if existing, _ := a.Store.Resolve(name); existing != nil && existing.Name == name {

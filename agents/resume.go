@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/loader"
@@ -206,7 +207,7 @@ func (a *Agents) configDir() string {
 	return filepath.Join(home, ".claude")
 }
 
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
+var nonAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9]`) })
 
 // transcriptPath is where Claude Code keeps the agent's conversation: the physical cwd
 // with every character that is not a letter or digit made "-".
@@ -215,7 +216,7 @@ func (a *Agents) transcriptPath(rec *Record) string {
 	if p, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = p
 	}
-	return filepath.Join(a.configDir(), "projects", nonAlnum.ReplaceAllString(cwd, "-"), rec.Claude.SessionID+".jsonl")
+	return filepath.Join(a.configDir(), "projects", nonAlnum().ReplaceAllString(cwd, "-"), rec.Claude.SessionID+".jsonl")
 }
 
 // liveElsewhere returns the pid of a live claude that has the session open (Claude

@@ -328,15 +328,17 @@ func age(dir string) error {
 
 // build compiles the package pkg of this module (./cmd/ctx, ./bench/hello,
 // ./bench/floor) into dir/name, from the module root, so the bench works from any folder
-// in it.
+// in it: as make build builds the shipped binary (static, no cgo, stripped), and the
+// hello-world and the floor the same way, so the ratios compare like with like.
 func build(dir, name, pkg string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, pkg)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("build %s: %w", pkg, err)

@@ -39,7 +39,9 @@ func CtxBinary(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "ctx"), "github.com/ctxtools/ctx/cmd/ctx")
+		// Built as make build builds the shipped binary: static, without cgo.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(buildDir, "ctx"), "github.com/ctxtools/ctx/cmd/ctx")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build ctx: %w\n%s", err, out)
 		}

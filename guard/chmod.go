@@ -3,10 +3,11 @@ package guard
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // chmodMode matches the chmod modes that look like options, such as -w or -rwx.
-var chmodMode = regexp.MustCompile(`^-[rwxXstugo]+$`)
+var chmodMode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[rwxXstugo]+$`) })
 
 // chmodRecursive refuses chmod -R, chown -R and chgrp -R over /, a system folder, the
 // home folder, the workspace root, a folder above them, or the projects folder: every
@@ -29,7 +30,7 @@ func (c *checker) chmodRecursive(args []arg, sc *scope, text string) {
 			modeSeen = true
 		case opts && s == "--":
 			opts = false
-		case opts && name == "chmod" && chmodMode.MatchString(s):
+		case opts && name == "chmod" && chmodMode().MatchString(s):
 			modeSeen = true // -w is a mode, not an option
 		case opts && strings.HasPrefix(s, "--"):
 			opt, _, _ := strings.Cut(s[2:], "=")

@@ -3,17 +3,18 @@ package guard
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // funcDef finds `name() { body }` in text that does not parse.
-var funcDef = regexp.MustCompile(`([^\s(){};|&<>]+)\s*\(\s*\)\s*\{([^}]*)\}`)
+var funcDef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([^\s(){};|&<>]+)\s*\(\s*\)\s*\{([^}]*)\}`) })
 
 // fallback looks at text the parser rejected for the two most catastrophic forms,
 // spelled out literally: a fork bomb, and rm -r of /, ~ or $HOME. It only names the rule
 // of the refusal: Check refuses all text that does not parse anyway (see denyUnparsed),
 // because bash runs a script's complete lines before it reaches a syntax error.
 func (c *checker) fallback(text string) {
-	for _, m := range funcDef.FindAllStringSubmatch(text, -1) {
+	for _, m := range funcDef().FindAllStringSubmatch(text, -1) {
 		name, body := m[1], m[2]
 		if strings.Count(body, name) >= 2 && strings.ContainsAny(body, "|&") {
 			c.deny(ruleForkBomb, "Refused this command: it contains a fork bomb, a function that keeps spawning copies of itself until the machine stops responding; there is no safe way to run it.")

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // layout is what the guard knows of a workspace beyond its root: the projects folders,
@@ -27,7 +28,7 @@ const (
 )
 
 // projectFolder is loader's test for a project folder's name: NN-slug.
-var projectFolder = regexp.MustCompile(`^\d+-.`)
+var projectFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+-.`) })
 
 func newLayout(env Env) layout {
 	l := layout{
@@ -196,7 +197,7 @@ func projectLike(elem string) bool {
 	if hasMeta(elem) {
 		return elem[0] >= '0' && elem[0] <= '9' || strings.ContainsRune("*?[", rune(elem[0]))
 	}
-	return projectFolder.MatchString(elem)
+	return projectFolder().MatchString(elem)
 }
 
 func matchAll(elems, names []string) bool {

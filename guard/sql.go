@@ -3,9 +3,12 @@ package guard
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var sqlDrop = regexp.MustCompile(`(?i)\bdrop\s+(?:temporary\s+)?(?:database|table|schema)\b`)
+var sqlDrop = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bdrop\s+(?:temporary\s+)?(?:database|table|schema)\b`)
+})
 
 // sql refuses SQL that destroys data wholesale (DROP DATABASE, TABLE or SCHEMA; TRUNCATE;
 // DELETE without WHERE) in any argument of a SQL client (its -c, -e, --command or
@@ -19,7 +22,7 @@ func (c *checker) sql(args []arg, in input, text string) {
 		texts = append(texts, in.text)
 	}
 	for _, t := range texts {
-		if sqlDrop.MatchString(t) {
+		if sqlDrop().MatchString(t) {
 			c.deny(ruleSQLDrop, "Refused "+text+": it sends DROP DATABASE, TABLE or SCHEMA, which destroys data beyond recovery; ask the user to run it, or use a migration they can review and roll back.")
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxtools/ctx/internal/durable"
 )
@@ -643,7 +644,7 @@ func cutCtxGuard(words []string) (bin string, rest []string, ok bool) {
 	}
 	i := 3
 	for i < len(words) {
-		m := shellRedirection.FindStringSubmatch(words[i])
+		m := shellRedirection().FindStringSubmatch(words[i])
 		if m == nil {
 			break
 		}
@@ -666,7 +667,7 @@ func cutCtxGuard(words []string) (bin string, rest []string, ok bool) {
 
 // shellRedirection matches a word that redirects output, e.g. ">/dev/null" or "2>&1";
 // its group is the target when it is written in the same word.
-var shellRedirection = regexp.MustCompile(`^(?:[0-9]*|&)>>?&?(.*)$`)
+var shellRedirection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[0-9]*|&)>>?&?(.*)$`) })
 
 // isCtxBinary reports whether a command word names ctx: its base name is ctx (ctx.exe
 // on Windows).
@@ -735,12 +736,12 @@ func ctxCommandWords(s string) []string {
 	return words
 }
 
-var ctxBinSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var ctxBinSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // quoteCtxBin quotes s as one word for a POSIX shell, which is what Claude Code runs hook
 // commands with.
 func quoteCtxBin(s string) string {
-	if ctxBinSafe.MatchString(s) {
+	if ctxBinSafe().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -1,8 +1,6 @@
 package loader
 
 import (
-	"bytes"
-	"encoding/gob"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +15,9 @@ import (
 // modification time and mode of every file and folder that reading looked at. A later
 // Scan stats those instead of reading and parsing them, and reads again only the
 // projects where a stamp differs. The index is machine-local state
-// (.ctx/state/projects-index.gob, Go's binary encoding: a JSON index of 20,000 projects
-// took longer to decode than the listing it saved) and is never trusted blindly:
+// (.ctx/state/projects-index.bin, a compact binary encoding of its own, indexcodec.go: a
+// JSON index of 20,000 projects took longer to decode than the listing it saved) and is
+// never trusted blindly:
 //
 //   - a file that is missing, unreadable, of another version, or made for another
 //     layout or workspace is ignored and rebuilt;
@@ -30,10 +29,10 @@ import (
 // A listing from the index is byte for byte the listing a cold read gives (tested).
 
 // IndexFile is the index's name in .ctx/state.
-const IndexFile = "projects-index.gob"
+const IndexFile = "projects-index.bin"
 
 // indexVersion changes whenever what the index stores or how a project is read does.
-const indexVersion = 1
+const indexVersion = 2
 
 // racyWindow: files changed this recently are read again on the next scan.
 const racyWindow = 2 * time.Second
@@ -191,11 +190,11 @@ func (ws *Workspace) loadIndex(path string) *projectIndex {
 	if err != nil {
 		return empty
 	}
-	var idx projectIndex
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&idx) != nil || idx.Version != indexVersion || idx.Key != empty.Key || idx.Entries == nil {
+	idx, err := decodeIndex(data)
+	if err != nil || idx.Version != indexVersion || idx.Key != empty.Key {
 		return empty
 	}
-	return &idx
+	return idx
 }
 
 // saveIndex writes the index atomically. A failure is not an error of the listing: the
@@ -204,16 +203,14 @@ func (ws *Workspace) saveIndex(path string, idx *projectIndex) {
 	if path == "" {
 		return
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(idx); err != nil {
-		return
-	}
-	data := buf.Bytes()
+	data := encodeIndex(idx)
 	if err := EnsureStateDir(filepath.Dir(path)); err != nil {
 		return
 	}
 	_ = durable.ReplaceFile(path, data, 0o644)
-	_ = os.Remove(filepath.Join(filepath.Dir(path), "projects-index.json")) // an earlier ctx's
+	for _, old := range []string{"projects-index.json", "projects-index.gob"} { // an earlier ctx's
+		_ = os.Remove(filepath.Join(filepath.Dir(path), old))
+	}
 }
 
 // scanIndexed reads every project of folders, from the index where it is fresh.

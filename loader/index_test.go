@@ -44,8 +44,10 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 	listing := func(useIndex bool) string {
 		t.Helper()
 		if !useIndex {
-			if err := os.Remove(filepath.Join(root, ".ctx", "state", IndexFile)); err != nil && !os.IsNotExist(err) {
-				t.Fatal(err)
+			for _, name := range []string{IndexFile, FoldersFile} {
+				if err := os.Remove(filepath.Join(root, ".ctx", "state", name)); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
 			}
 		}
 		ws, err := Open(root)
@@ -111,15 +113,24 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 	age()
 	check("the clock set back")
 
-	// A broken or foreign index is rebuilt, never trusted.
+	// A broken or foreign index is rebuilt, never trusted: cut short, a byte changed,
+	// not an index at all, or made for another workspace.
 	index := filepath.Join(root, ".ctx", "state", IndexFile)
-	must(t, os.WriteFile(index, []byte("{not json"), 0o644))
-	if got, want := listing(true), listing(false); got != want {
-		t.Errorf("a broken index changed the listing")
-	}
-	must(t, os.WriteFile(index, []byte(`{"version":1,"key":"elsewhere","entries":{}}`), 0o644))
-	if got, want := listing(true), listing(false); got != want {
-		t.Errorf("a foreign index changed the listing")
+	good, err := os.ReadFile(index)
+	must(t, err)
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0xff
+	foreign, err := decodeIndex(good)
+	must(t, err)
+	foreign.Key = "elsewhere"
+	for what, data := range map[string][]byte{
+		"cut short": good[:len(good)-3], "a byte changed": flipped, "not an index": []byte("{not json"),
+		"another workspace's": encodeIndex(foreign),
+	} {
+		must(t, os.WriteFile(index, data, 0o644))
+		if got, want := listing(true), listing(false); got != want {
+			t.Errorf("an index %s changed the listing", what)
+		}
 	}
 }
 

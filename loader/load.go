@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxtools/ctx/markdown"
 )
@@ -190,17 +191,17 @@ func withoutBlock(body, name string) string {
 	return body[:b] + body[b+e+len(end):]
 }
 
-var sessionHeadingRE = regexp.MustCompile(`(?m)^#{3,6}\s`)
+var sessionHeadingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{3,6}\s`) })
 
 // lastActions returns the items of the newest Session History entry (the last
 // "### Session" subsection, or the last items when there are no subsections).
 func lastActions(history string) []string {
-	if locs := sessionHeadingRE.FindAllStringIndex(history, -1); len(locs) > 0 {
+	if locs := sessionHeadingRE().FindAllStringIndex(history, -1); len(locs) > 0 {
 		history = history[locs[len(locs)-1][0]:]
 	}
 	var items []string
 	for _, line := range strings.Split(history, "\n") {
-		if m := listItemRE.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
+		if m := listItemRE().FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
 			items = append(items, strings.TrimSpace(m[1]))
 		}
 	}

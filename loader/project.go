@@ -126,16 +126,24 @@ var buildStates = []string{"active", "complete"}
 // Folders lists the project folders: NN-slug below the projects folder and below its
 // 00-onboarding folder, and below 02-builds/active and 02-builds/complete, sorted by
 // number then path.
-func (ws *Workspace) Folders() ([]Folder, error) {
+func (ws *Workspace) Folders() ([]Folder, error) { return ws.folders(nil) }
+
+// folders lists the project folders whose number keep accepts (all for nil). The
+// onboarding folder is always looked into. A filtered listing makes a record only for
+// the folders it keeps and follows no other's link: resolving a number among thousands
+// of projects costs one read of the projects folder.
+func (ws *Workspace) folders(keep func(number int) bool) ([]Folder, error) {
+	cache := ws.openFolderCache()
+	defer cache.save()
 	base := ws.ProjectsPath()
-	top, err := listFolders(base, ws)
+	top, err := listFolders(base, ws, cache, func(name string, n int) bool { return keep == nil || keep(n) || name == OnboardingDir })
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", ws.Config.ProjectsDir, err)
 	}
 	var out []Folder
 	for _, f := range top {
 		if f.ID == OnboardingDir && f.Err == nil {
-			nested, err := listFolders(f.Dir, ws)
+			nested, err := listFolders(f.Dir, ws, cache, numbered(keep))
 			if err != nil {
 				f.Err = err
 				out = append(out, f)
@@ -147,9 +155,11 @@ func (ws *Workspace) Folders() ([]Folder, error) {
 			out = append(out, nested...)
 			continue
 		}
-		out = append(out, f)
+		if keep == nil || keep(f.Number) {
+			out = append(out, f)
+		}
 	}
-	out = append(out, ws.buildFolders()...)
+	out = append(out, ws.buildFolders(cache, keep)...)
 	slices.SortFunc(out, func(a, b Folder) int {
 		if a.Number != b.Number {
 			return cmp.Compare(a.Number, b.Number)
@@ -161,14 +171,14 @@ func (ws *Workspace) Folders() ([]Folder, error) {
 
 // buildFolders lists the projects of the 02-builds layout, when the workspace has it
 // and it is not the configured projects folder itself.
-func (ws *Workspace) buildFolders() []Folder {
+func (ws *Workspace) buildFolders(cache *folderCache, keep func(number int) bool) []Folder {
 	builds := filepath.Join(ws.Root, BuildsDir)
 	if filepath.Clean(ws.Config.ProjectsDir) == BuildsDir || !isDir(builds) {
 		return nil
 	}
-	out, _ := listFolders(builds, ws)
+	out, _ := listFolders(builds, ws, cache, numbered(keep))
 	for _, state := range buildStates {
-		nested, err := listFolders(filepath.Join(builds, state), ws)
+		nested, err := listFolders(filepath.Join(builds, state), ws, cache, numbered(keep))
 		if err == nil {
 			out = append(out, nested...)
 		}
@@ -176,14 +186,15 @@ func (ws *Workspace) buildFolders() []Folder {
 	return out
 }
 
-func listFolders(dir string, ws *Workspace) ([]Folder, error) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	// Unsorted: Folders sorts by number once, for every folder listed.
-	entries, err := d.ReadDir(-1)
-	_ = d.Close()
+// numbered adapts a filter on numbers to listFolders' filter on names.
+func numbered(keep func(number int) bool) func(string, int) bool {
+	return func(_ string, n int) bool { return keep == nil || keep(n) }
+}
+
+// listFolders makes a Folder of every entry of dir named like a project (NN-slug) whose
+// name and number keep accepts, unsorted: Folders sorts once, for every folder listed.
+func listFolders(dir string, ws *Workspace, cache *folderCache, keep func(name string, number int) bool) ([]Folder, error) {
+	entries, err := cache.entries(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -191,26 +202,25 @@ func listFolders(dir string, ws *Workspace) ([]Folder, error) {
 	if relDir == "./" {
 		relDir = ""
 	}
-	out := make([]Folder, 0, len(entries))
+	var out []Folder
 	for _, e := range entries {
-		digits, slug, ok := splitFolderName(e.Name())
+		name := e.name
+		digits, slug, ok := splitFolderName(name)
 		if !ok {
 			continue
 		}
 		n, err := strconv.Atoi(digits)
-		if err != nil {
+		if err != nil || !keep(name, n) {
 			continue // a number too long for an int is no project number
 		}
-		f := Folder{ID: e.Name(), Number: n, Slug: slug, Dir: filepath.Join(dir, e.Name())}
-		f.Rel = relDir + e.Name()
-		if !utf8.ValidString(e.Name()) {
+		f := Folder{ID: name, Number: n, Slug: slug, Dir: filepath.Join(dir, name)}
+		f.Rel = relDir + name
+		if !utf8.ValidString(name) {
 			// Shown escaped, never with replacement characters that name no file.
 			f.ID, f.Slug, f.Rel = EscapeName(f.ID), EscapeName(f.Slug), EscapeName(f.Rel)
 			f.Err = fmt.Errorf("%s: the folder name is not UTF-8; not read (rename it)", f.Rel)
 		}
-		switch {
-		case e.IsDir():
-		case e.Type()&os.ModeSymlink != 0:
+		if e.kind == entryLink { // files named like a project are not listed at all
 			fi, err := os.Stat(f.Dir)
 			if msg := ws.outsideLink(f.Dir); msg != "" {
 				f.Err = errors.New(msg)
@@ -219,8 +229,6 @@ func listFolders(dir string, ws *Workspace) ([]Folder, error) {
 			} else if !fi.IsDir() {
 				continue
 			}
-		default:
-			continue // a file named like a project is not one
 		}
 		out = append(out, f)
 	}
@@ -306,13 +314,13 @@ func Locate(path string, err error) string {
 		return fmt.Sprintf("%s:%d: %s: %s", path, le.Line, le.What, le.Msg)
 	}
 	msg := err.Error()
-	if lineNumberRE.MatchString(msg) {
+	if lineNumberRE().MatchString(msg) {
 		return path + ":" + msg
 	}
 	return path + ": " + msg
 }
 
-var lineNumberRE = regexp.MustCompile(`^\d+: `)
+var lineNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+: `) })
 
 // planningFiles lists the regular files of a planning folder, and the names that are
 // something else (a folder, a pipe) so they can be reported. One directory read is far

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -197,9 +198,9 @@ func workingFiles(dir string, n int) []string {
 }
 
 var (
-	codeSpanRE = regexp.MustCompile("`([^`]+)`")
-	linkRE     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	listItemRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`)
+	codeSpanRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	linkRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(([^)\s]+)\)`) })
+	listItemRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`) })
 )
 
 // ListedPaths returns the file paths named by the list items of a Markdown section
@@ -215,7 +216,7 @@ func ListedPaths(body string) []string {
 		if markdown.InCode(code, start, off) {
 			continue
 		}
-		m := listItemRE.FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+		m := listItemRE().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
 		if m == nil {
 			continue
 		}
@@ -228,9 +229,9 @@ func ListedPaths(body string) []string {
 
 func pathInItem(item string) string {
 	candidate := ""
-	if m := codeSpanRE.FindStringSubmatch(item); m != nil {
+	if m := codeSpanRE().FindStringSubmatch(item); m != nil {
 		candidate = m[1]
-	} else if m := linkRE.FindStringSubmatch(item); m != nil {
+	} else if m := linkRE().FindStringSubmatch(item); m != nil {
 		candidate = m[1]
 	} else {
 		candidate = strings.Fields(item + " ")[0]

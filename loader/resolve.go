@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -52,12 +53,12 @@ func (ws *Workspace) Resolve(query string) (*Project, error) {
 	if q == "" {
 		return nil, errors.New("empty project name: give a number, an id or part of a name")
 	}
+	if isNumber(q) {
+		return ws.resolveNumber(q)
+	}
 	folders, err := ws.Folders()
 	if err != nil {
 		return nil, err
-	}
-	if isNumber(q) {
-		return ws.resolveNumber(q, folders)
 	}
 	q = strings.TrimSuffix(path.Clean(strings.ReplaceAll(q, `\`, "/")), "/")
 	projectsPrefix := path.Clean(ws.Config.ProjectsDir) + "/"
@@ -72,7 +73,7 @@ func (ws *Workspace) Resolve(query string) (*Project, error) {
 	}
 	// The start of an id, number included ("24-project-skills" for
 	// 24-project-skills-research): the number must be the project's own.
-	if idPrefixRE.MatchString(q) {
+	if idPrefixRE().MatchString(q) {
 		lq := strings.ToLower(q)
 		if m := matchFolders(folders, func(f Folder) bool {
 			id := strings.ToLower(f.ID)
@@ -104,10 +105,16 @@ func (ws *Workspace) Resolve(query string) (*Project, error) {
 	return nil, &NotFoundError{Query: query, Suggestions: suggest(lq, projects)}
 }
 
-func (ws *Workspace) resolveNumber(q string, folders []Folder) (*Project, error) {
+// resolveNumber lists only the folders of number q; the whole list only when there is
+// none, for the suggestions.
+func (ws *Workspace) resolveNumber(q string) (*Project, error) {
 	n, err := strconv.Atoi(q)
 	if err != nil {
 		return nil, &NotFoundError{Query: q}
+	}
+	folders, err := ws.folders(func(number int) bool { return number == n })
+	if err != nil {
+		return nil, err
 	}
 	// Onboarding projects keep their own numbering, which often repeats the top-level
 	// numbers; a number names a top-level project first.
@@ -115,6 +122,9 @@ func (ws *Workspace) resolveNumber(q string, folders []Folder) (*Project, error)
 		if m := matchFolders(folders, func(f Folder) bool { return f.Number == n && f.Onboarding == onboarding }); len(m) > 0 {
 			return ws.pick(q, m)
 		}
+	}
+	if folders, err = ws.Folders(); err != nil {
+		return nil, err
 	}
 	return nil, &NotFoundError{Query: q, Suggestions: nearestNumbers(n, folders)}
 }
@@ -140,7 +150,7 @@ func matchFolders(folders []Folder, match func(Folder) bool) []Folder {
 	return out
 }
 
-var idPrefixRE = regexp.MustCompile(`^\d+-.`)
+var idPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+-.`) })
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 

@@ -246,7 +246,7 @@ func (ws *Workspace) ConfigSection(key string, v any) error {
 		// "file:LINE: key: problem", the line first as editors and the YAML errors of
 		// the whole file have it.
 		yerr := markdown.YAMLError(err, 0)
-		if line, rest, ok := strings.Cut(yerr.Error(), ": "); ok && lineNumberRE.MatchString(line+": ") {
+		if line, rest, ok := strings.Cut(yerr.Error(), ": "); ok && lineNumberRE().MatchString(line+": ") {
 			return fmt.Errorf("%s:%s: %s: %s", ws.Rel(ws.StatePath("config.yaml")), line, key, rest)
 		}
 		return fmt.Errorf("%s: %s: %w", ws.Rel(ws.StatePath("config.yaml")), key, yerr)

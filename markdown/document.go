@@ -72,7 +72,7 @@ func (d *Document) Label(name, inSection string) (Label, bool) {
 // structure parses src once for both its sections and its code blocks.
 func structure(src []byte) ([]Section, [][2]int) {
 	blank := blankFrontmatter(src)
-	doc := taskParser.Parse(text.NewReader(blank))
+	doc := taskParser().Parse(text.NewReader(blank))
 	return sectionsOf(doc, blank), codeBlocksOf(doc)
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
@@ -109,7 +110,7 @@ func openingLine(data []byte) int {
 	return 0
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`) })
 
 // YAMLError rewrites a YAML decoding error so that its line number counts from the top
 // of the file (offset is the line of the opening "---", or 0 for a plain YAML file):
@@ -124,7 +125,7 @@ func YAMLError(err error, offset int) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		err = errors.New("yaml: " + te.Errors[0])
 	}
-	m := yamlLineRE.FindStringSubmatch(err.Error())
+	m := yamlLineRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &LineError{What: "frontmatter", Msg: err.Error()}
 	}

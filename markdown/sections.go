@@ -26,7 +26,7 @@ func (s Section) Body(src []byte) []byte { return src[s.BodyStart:s.End] }
 // lists or quotes are not sections.
 func Sections(src []byte) []Section {
 	src = blankFrontmatter(src)
-	return sectionsOf(taskParser.Parse(text.NewReader(src)), src)
+	return sectionsOf(taskParser().Parse(text.NewReader(src)), src)
 }
 
 func sectionsOf(doc ast.Node, src []byte) []Section {
@@ -181,5 +181,5 @@ func lineEndOf(src []byte, off int) int {
 // indented, at any depth, as goldmark reads them.
 func CodeBlocks(src []byte) [][2]int {
 	src = blankFrontmatter(src)
-	return codeBlocksOf(taskParser.Parse(text.NewReader(src)))
+	return codeBlocksOf(taskParser().Parse(text.NewReader(src)))
 }

@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -33,10 +34,13 @@ type Heading struct {
 // It is goldmark's CommonMark parser with goldmark's task-list node; the checkbox parser
 // is the few lines below rather than goldmark's extension package, whose start-up
 // (compiling the regular expressions of every extension) costs each hook process half
-// a millisecond.
-var taskParser = goldmark.New(goldmark.WithParserOptions(
-	parser.WithInlineParsers(util.Prioritized(checkboxParser{}, 0)),
-)).Parser()
+// a millisecond. It is built on first use, so a process that reads no Markdown does not
+// pay for it.
+var taskParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithParserOptions(
+		parser.WithInlineParsers(util.Prioritized(checkboxParser{}, 0)),
+	)).Parser()
+})
 
 // checkboxParser recognises "[ ]", "[x]" or "[X]" opening a list item's first
 // paragraph, as GitHub's task lists do.
@@ -77,7 +81,7 @@ func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}
 // Tasks returns every checkbox task of a Markdown document, in document order.
 func Tasks(src []byte) []Task {
 	src = blankFrontmatter(src)
-	doc := taskParser.Parse(text.NewReader(src))
+	doc := taskParser().Parse(text.NewReader(src))
 	var (
 		tasks   []Task
 		section Heading

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
@@ -456,7 +457,7 @@ func (d *Document) savedByCtx() bool {
 	return d.markerAt(0, len(d.src), blockBegin("compaction")) >= 0 || d.markerAt(0, len(d.src), blockBegin("loading-sequence")) >= 0
 }
 
-var sessionNumberRE = regexp.MustCompile(`Session (\d+)`)
+var sessionNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Session (\d+)`) })
 
 // sessionNumber keeps the number of an existing entry of this session. A new entry
 // follows both the counted sessions and every numbered entry, so sessions open at the
@@ -469,20 +470,20 @@ func (e *editor) sessionNumber(key string, counted int) int {
 	body := string(e.d.src[s.BodyStart:s.End])
 	if i := strings.Index(body, sessionMarker(key)); i >= 0 {
 		line := body[strings.LastIndex(body[:i], "\n")+1 : i]
-		if m := sessionNumberRE.FindStringSubmatch(line); m != nil {
+		if m := sessionNumberRE().FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			return n
 		}
 	}
 	highest := counted
-	for _, m := range sessionHeadingNumberRE.FindAllStringSubmatch(body, -1) {
+	for _, m := range sessionHeadingNumberRE().FindAllStringSubmatch(body, -1) {
 		n, _ := strconv.Atoi(m[1])
 		highest = max(highest, n)
 	}
 	return highest + 1
 }
 
-var sessionHeadingNumberRE = regexp.MustCompile(`(?m)^#{2,6}[ \t]+Session (\d+)\b`)
+var sessionHeadingNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{2,6}[ \t]+Session (\d+)\b`) })
 
 // keepsNoNextAction decides whether the Next Action line of a document ctx saved
 // before may be recomputed: when it is the text ctx itself wrote last time, or when the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxtools/ctx/markdown"
 )
@@ -142,7 +143,7 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing boo
 	le := contentEnd(d.src, ls, lineEnd(d.src, ls))
 	nd := d
 	current := string(d.src[ls:le])
-	if current != headLine && (closing || openSessionHeadingRE.MatchString(current)) {
+	if current != headLine && (closing || openSessionHeadingRE().MatchString(current)) {
 		var err error
 		if nd, _, err = d.splice(ls, le, headLine); err != nil {
 			return nil, err
@@ -177,7 +178,9 @@ func (d *Document) SetSessionEntry(sessionKey, heading, item string, closing boo
 }
 
 // openSessionHeadingRE matches the heading ctx writes for a session still open.
-var openSessionHeadingRE = regexp.MustCompile(`^#{2,6} Session \d+ — \d{4}-\d{2}-\d{2} <!-- ctx:session [^ ]+ -->$`)
+var openSessionHeadingRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^#{2,6} Session \d+ — \d{4}-\d{2}-\d{2} <!-- ctx:session [^ ]+ -->$`)
+})
 
 // EnsureSections adds those of the named level-2 sections of the template that the
 // document lacks under any equivalent title, in template order, each with its template

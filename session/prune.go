@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
@@ -34,7 +35,9 @@ type PrunedSet struct {
 
 // setFile matches the files of a snapshot set: session-<stamp>[-n].json|.yaml|.md and
 // its archived journals session-<stamp>[-n]-incremental[-m].jsonl.
-var setFile = regexp.MustCompile(`^(session-\d{8}T\d{6}Z-\d{6}(?:-\d+)?)(?:\.json|\.yaml|\.md|` + archiveSuffix + `(?:-\d+)?\` + journalSuffix + `)$`)
+var setFile = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(session-\d{8}T\d{6}Z-\d{6}(?:-\d+)?)(?:\.json|\.yaml|\.md|` + archiveSuffix + `(?:-\d+)?\` + journalSuffix + `)$`)
+})
 
 // Prune removes old snapshot sets, every file of each, under the lock every snapshot
 // write takes. The set LatestFile names is never removed, nor is an open
@@ -68,7 +71,7 @@ func (s Snapshots) prune(opts PruneOptions) ([]PrunedSet, int, error) {
 	}
 	files := map[string][]string{}
 	for _, e := range entries {
-		if m := setFile.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
+		if m := setFile().FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
 			files[m[1]] = append(files[m[1]], e.Name())
 		}
 	}

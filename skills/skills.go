@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -32,7 +33,7 @@ const (
 
 // namePattern is the specification's name rule: lowercase letters, digits and single
 // hyphens between them.
-var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // reservedWords may not appear in a skill name on Anthropic's platform.
 var reservedWords = []string{"anthropic", "claude"}
@@ -144,7 +145,7 @@ func validateName(name string) error {
 		return errors.New("frontmatter: name is missing")
 	case len(name) > MaxNameLen:
 		return fmt.Errorf("frontmatter: name %q is %d characters long, more than %d", name, len(name), MaxNameLen)
-	case !namePattern.MatchString(name):
+	case !namePattern().MatchString(name):
 		return fmt.Errorf("frontmatter: name %q may hold only lowercase letters, digits and single hyphens between them", name)
 	}
 	for _, w := range reservedWords {

@@ -177,7 +177,7 @@ func FuzzValidate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !namePattern.MatchString(name) || len(name) > MaxNameLen {
+		if !namePattern().MatchString(name) || len(name) > MaxNameLen {
 			t.Errorf("accepted name %q", name)
 		}
 		if strings.TrimSpace(desc) == "" || len([]rune(desc)) > MaxDescriptionLen {

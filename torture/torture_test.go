@@ -214,6 +214,7 @@ func buildAndRun(m *testing.M) int {
 	}
 	cmd := exec.Command(goTool, "build", "-o", ctxBin, "./cmd/ctx")
 	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build ships it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build -o %s ./cmd/ctx: %v\n%s", ctxBin, err, out)
 		return 1

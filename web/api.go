@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/loader"
@@ -133,7 +134,7 @@ type startRequest struct {
 // bypassPermissions is left to the command line.
 var webModes = map[string]bool{"": true, "default": true, "acceptEdits": true, "plan": true, "auto": true, "dontAsk": true}
 
-var modelRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:\[\]-]{0,79}$`)
+var modelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:\[\]-]{0,79}$`) })
 
 // apiStart starts an agent: the configured claude, with the arguments ctx builds. It
 // answers once claude is launched (201); its session start comes as an event.
@@ -147,7 +148,7 @@ func (s *Server) apiStart(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("permission_mode %q: one of default, acceptEdits, plan, auto, dontAsk", req.PermissionMode))
 		return
 	}
-	if req.Model != "" && !modelRe.MatchString(req.Model) {
+	if req.Model != "" && !modelRe().MatchString(req.Model) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("model %q: not a model name", req.Model))
 		return
 	}

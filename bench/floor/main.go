@@ -2,19 +2,27 @@
 // cost no ctx process can go below while it carries them (their package initialisation
 // and the size of the binary). make bench times it beside ctx's hooks and a Go
 // hello-world, so BENCHMARKS.md can say how much of a hook is ctx's own.
+// TestFloorLinksWhatCtxLinks keeps the list equal to what ctx links.
 package main
 
 import (
+	_ "embed"
+	_ "encoding/json"
+	_ "html/template"
+	_ "net/http"
+	_ "os/exec"
+	_ "os/signal"
+	_ "runtime/debug"
+
 	_ "github.com/adrg/frontmatter"
 	_ "github.com/gofrs/flock"
 	_ "github.com/spf13/cobra"
 	_ "github.com/yuin/goldmark"
-	_ "github.com/yuin/goldmark/extension"
+	_ "github.com/yuin/goldmark/extension/ast"
 	_ "go.yaml.in/yaml/v3"
+	_ "golang.org/x/sys/unix"
 	_ "golang.org/x/term"
-	_ "html/template"
 	_ "mvdan.cc/sh/v3/syntax"
-	_ "net/http"
 )
 
 func main() {}

@@ -331,7 +331,8 @@ const (
 )
 
 // readStdin reads a hook payload from stdin: nothing from a terminal, and from a pipe
-// only what arrives within wait.
+// only what arrives within wait. A payload larger than hook.MaxPayloadBytes is cut
+// there and the rest read and dropped, so the writer never blocks on a full pipe.
 func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	if a.In == nil {
 		return nil, nil
@@ -340,6 +341,9 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 		fi, err := f.Stat()
 		if err != nil || fi.Mode()&os.ModeCharDevice != 0 {
 			return nil, nil
+		}
+		if data, ok, err := readFileWithin(f, hook.MaxPayloadBytes, wait); ok {
+			return data, err
 		}
 	}
 	type result struct {
@@ -350,7 +354,7 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	go func() {
 		data, err := io.ReadAll(io.LimitReader(a.In, hook.MaxPayloadBytes))
 		if err == nil {
-			_, _ = io.Copy(io.Discard, a.In) // the writer must never block on a full pipe
+			_, _ = io.Copy(io.Discard, a.In)
 		}
 		done <- result{data, err}
 	}()

@@ -1,0 +1,210 @@
+package loader
+
+import (
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"math"
+)
+
+// The index file's encoding (and the folder cache's, foldercache.go): a magic line, then unsigned varints and length-prefixed
+// strings in the order of the fields below. It is written by this file's encoder and
+// read by its decoder only, so it needs no schema; a file that does not decode to the
+// end, exactly, is no index (and is rebuilt). It replaced encoding/gob, whose package
+// start-up every ctx process paid, hooks included, for a file only listings read.
+
+// indexMagic opens every index file; the version follows it.
+const indexMagic = "ctx project index\n"
+
+var errIndexCorrupt = errors.New("project index: corrupt")
+
+func encodeIndex(idx *projectIndex) []byte {
+	e := indexEncoder{buf: make([]byte, 0, 256*len(idx.Entries)+64)}
+	e.buf = append(e.buf, indexMagic...)
+	e.int(int64(idx.Version))
+	e.str(idx.Key)
+	e.uint(uint64(len(idx.Entries)))
+	for dir, en := range idx.Entries {
+		e.str(dir)
+		e.uint(uint64(len(en.Stamps)))
+		for _, s := range en.Stamps {
+			e.stamp(s)
+		}
+		for _, s := range []string{en.Name, en.Status, en.Description} {
+			e.str(s)
+		}
+		p := en.Progress
+		for _, n := range []int{p.TasksTotal, p.TasksCompleted, p.Percent, p.CurrentTaskNumber, p.CurrentSectionNumber} {
+			e.int(int64(n))
+		}
+		e.str(p.CurrentTask)
+		e.str(p.CurrentSection)
+		e.uint(uint64(len(en.Problems)))
+		for _, s := range en.Problems {
+			e.str(s)
+		}
+		for _, s := range []string{en.Overview, en.Plan, en.Steps, en.StepsProblem} {
+			e.str(s)
+		}
+	}
+	return e.buf
+}
+
+type indexEncoder struct{ buf []byte }
+
+func (e *indexEncoder) uint(n uint64) { e.buf = binary.AppendUvarint(e.buf, n) }
+func (e *indexEncoder) int(n int64)   { e.buf = binary.AppendVarint(e.buf, n) }
+func (e *indexEncoder) str(s string)  { e.uint(uint64(len(s))); e.buf = append(e.buf, s...) }
+func (e *indexEncoder) stamp(s fileStamp) {
+	e.str(s.Path)
+	e.int(s.Size)
+	e.int(s.ModTime)
+	e.uint(uint64(s.Mode))
+	e.bool(s.Link)
+	e.bool(s.Missing)
+}
+
+func (e *indexEncoder) bool(b bool) {
+	if b {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+// decodeIndex reads what encodeIndex wrote. Every length is checked against the bytes
+// left, so a damaged or hostile file costs at most its own size.
+func decodeIndex(data []byte) (*projectIndex, error) {
+	if len(data) < len(indexMagic) || string(data[:len(indexMagic)]) != indexMagic {
+		return nil, errIndexCorrupt
+	}
+	d := indexDecoder{data: data[len(indexMagic):]}
+	idx := &projectIndex{Version: d.smallInt(), Key: d.str()}
+	n := d.count(8) // the smallest entry is more than 8 bytes
+	idx.Entries = make(map[string]indexEntry, n)
+	for range n {
+		dir := d.str()
+		var en indexEntry
+		en.Stamps = make([]fileStamp, d.count(6))
+		for i := range en.Stamps {
+			en.Stamps[i] = d.stamp()
+		}
+		en.Name, en.Status, en.Description = d.str(), d.str(), d.str()
+		p := &en.Progress
+		for _, n := range []*int{&p.TasksTotal, &p.TasksCompleted, &p.Percent, &p.CurrentTaskNumber, &p.CurrentSectionNumber} {
+			*n = d.smallInt()
+		}
+		p.CurrentTask, p.CurrentSection = d.str(), d.str()
+		en.Problems = make([]string, d.count(1))
+		for i := range en.Problems {
+			en.Problems[i] = d.str()
+		}
+		en.Overview, en.Plan, en.Steps, en.StepsProblem = d.str(), d.str(), d.str(), d.str()
+		if d.err != nil {
+			return nil, d.err
+		}
+		idx.Entries[dir] = en
+	}
+	if d.err != nil || len(d.data) != 0 {
+		return nil, errIndexCorrupt
+	}
+	return idx, nil
+}
+
+// indexDecoder reads values off data; after the first error every read gives a zero
+// value and err stays set.
+type indexDecoder struct {
+	data []byte
+	err  error
+}
+
+func (d *indexDecoder) uint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(d.data)
+	if k <= 0 {
+		d.err = errIndexCorrupt
+		return 0
+	}
+	d.data = d.data[k:]
+	return n
+}
+
+func (d *indexDecoder) int() int64 {
+	if d.err != nil {
+		return 0
+	}
+	n, k := binary.Varint(d.data)
+	if k <= 0 {
+		d.err = errIndexCorrupt
+		return 0
+	}
+	d.data = d.data[k:]
+	return n
+}
+
+// smallInt reads a signed number that must fit in 32 bits (a count or a version).
+func (d *indexDecoder) smallInt() int {
+	n := d.int()
+	if n > math.MaxInt32 || n < math.MinInt32 {
+		d.err = errIndexCorrupt
+		return 0
+	}
+	return int(n)
+}
+
+// count reads a number of items of at least min bytes each, refused when the bytes
+// left cannot hold them.
+func (d *indexDecoder) count(minBytes int) int {
+	n := d.uint()
+	if n > uint64(len(d.data)/minBytes) {
+		d.err = errIndexCorrupt
+		return 0
+	}
+	return int(n) //nolint:gosec // bounded by len(d.data)
+}
+
+func (d *indexDecoder) str() string {
+	n := d.uint()
+	if n > uint64(len(d.data)) {
+		d.err = errIndexCorrupt
+	}
+	if d.err != nil {
+		return ""
+	}
+	s := string(d.data[:n])
+	d.data = d.data[n:]
+	return s
+}
+
+func (d *indexDecoder) stamp() fileStamp {
+	s := fileStamp{Path: d.str(), Size: d.int(), ModTime: d.int()}
+	mode := d.uint()
+	if mode > math.MaxUint32 {
+		d.err = errIndexCorrupt
+	}
+	s.Mode, s.Link, s.Missing = fs.FileMode(mode), d.bool(), d.bool()
+	return s
+}
+
+func (d *indexDecoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.data) == 0 {
+		d.err = errIndexCorrupt
+		return 0
+	}
+	b := d.data[0]
+	d.data = d.data[1:]
+	return b
+}
+
+func (d *indexDecoder) bool() bool {
+	b := d.byte()
+	if b > 1 {
+		d.err = errIndexCorrupt
+	}
+	return b == 1
+}

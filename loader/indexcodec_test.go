@@ -1,0 +1,66 @@
+package loader
+
+import (
+	"io/fs"
+	"reflect"
+	"testing"
+)
+
+func sampleIndex() *projectIndex {
+	return &projectIndex{Version: indexVersion, Key: "/ws\x0002-projects\x00planning", Entries: map[string]indexEntry{
+		"/ws/02-projects/01-a": {
+			Stamps: []fileStamp{
+				{Path: ".", ModTime: 1_700_000_000_123_456_789, Mode: fs.ModeDir | 0o755},
+				{Path: "01-planning/steps.md", Size: 4096, ModTime: -5, Mode: 0o644, Link: true},
+				{Path: "overview.md", Missing: true},
+			},
+			Name: "Alpha ✓", Status: "active", Description: "one\nline",
+			Progress: Progress{TasksTotal: 30, TasksCompleted: 7, Percent: 23, CurrentTask: "write it",
+				CurrentSection: "Phase 2", CurrentTaskNumber: 8, CurrentSectionNumber: 2},
+			Problems: []string{"steps: 3: frontmatter: bad", ""},
+			Overview: "overview.md", Plan: "01-planning/plan.md", Steps: "01-planning/steps.md", StepsProblem: "x",
+		},
+		"/ws/02-projects/02-b": {Stamps: []fileStamp{}, Problems: []string{}},
+	}}
+}
+
+func TestIndexCodecRoundTrip(t *testing.T) {
+	want := sampleIndex()
+	got, err := decodeIndex(encodeIndex(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// Every cut of a good index is refused, never read as a shorter one.
+func TestIndexCodecRefusesTruncation(t *testing.T) {
+	data := encodeIndex(sampleIndex())
+	for n := range len(data) {
+		if _, err := decodeIndex(data[:n]); err == nil {
+			t.Fatalf("an index cut at %d of %d bytes decoded", n, len(data))
+		}
+	}
+	if _, err := decodeIndex(append(data, 0)); err == nil {
+		t.Error("an index with a byte after its end decoded")
+	}
+}
+
+// FuzzDecodeIndex: any bytes decode or are refused, without a panic or an allocation
+// larger than the input warrants, and what decodes encodes back to the same index.
+func FuzzDecodeIndex(f *testing.F) {
+	f.Add(encodeIndex(sampleIndex()))
+	f.Add([]byte(indexMagic + "\x04\x00\xff\xff\xff\xff\x0f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx, err := decodeIndex(data)
+		if err != nil {
+			return
+		}
+		again, err := decodeIndex(encodeIndex(idx))
+		if err != nil || !reflect.DeepEqual(again, idx) {
+			t.Fatalf("decoded index does not survive a round trip: %v", err)
+		}
+	})
+}

@@ -232,7 +232,7 @@ func (ws *Workspace) scanIndexed(folders []Folder, opts ReadOptions) []*Project 
 			return
 		}
 		p := ws.ReadProject(f, opts)
-		p.Tasks = nil // a listing keeps no task lists: indexed or not, the same
+		p.Pending = nil // a listing keeps no task lists: indexed or not, the same
 		e := entryOf(p, ws.stampsOf(p, f.Dir))
 		if !e.racy(now) {
 			entries[i] = &e

@@ -33,12 +33,7 @@ func encodeIndex(idx *projectIndex) []byte {
 		for _, s := range []string{en.Name, en.Status, en.Description} {
 			e.str(s)
 		}
-		p := en.Progress
-		for _, n := range []int{p.TasksTotal, p.TasksCompleted, p.Percent, p.CurrentTaskNumber, p.CurrentSectionNumber} {
-			e.int(int64(n))
-		}
-		e.str(p.CurrentTask)
-		e.str(p.CurrentSection)
+		e.progress(en.Progress)
 		e.uint(uint64(len(en.Problems)))
 		for _, s := range en.Problems {
 			e.str(s)
@@ -62,6 +57,14 @@ func (e *indexEncoder) stamp(s fileStamp) {
 	e.uint(uint64(s.Mode))
 	e.bool(s.Link)
 	e.bool(s.Missing)
+}
+
+func (e *indexEncoder) progress(p Progress) {
+	for _, n := range []int{p.TasksTotal, p.TasksCompleted, p.Percent, p.CurrentTaskNumber, p.CurrentSectionNumber} {
+		e.int(int64(n))
+	}
+	e.str(p.CurrentTask)
+	e.str(p.CurrentSection)
 }
 
 func (e *indexEncoder) bool(b bool) {
@@ -90,11 +93,7 @@ func decodeIndex(data []byte) (*projectIndex, error) {
 			en.Stamps[i] = d.stamp()
 		}
 		en.Name, en.Status, en.Description = d.str(), d.str(), d.str()
-		p := &en.Progress
-		for _, n := range []*int{&p.TasksTotal, &p.TasksCompleted, &p.Percent, &p.CurrentTaskNumber, &p.CurrentSectionNumber} {
-			*n = d.smallInt()
-		}
-		p.CurrentTask, p.CurrentSection = d.str(), d.str()
+		en.Progress = d.progress()
 		en.Problems = make([]string, d.count(1))
 		for i := range en.Problems {
 			en.Problems[i] = d.str()
@@ -186,6 +185,15 @@ func (d *indexDecoder) stamp() fileStamp {
 	}
 	s.Mode, s.Link, s.Missing = fs.FileMode(mode), d.bool(), d.bool()
 	return s
+}
+
+func (d *indexDecoder) progress() Progress {
+	var p Progress
+	for _, n := range []*int{&p.TasksTotal, &p.TasksCompleted, &p.Percent, &p.CurrentTaskNumber, &p.CurrentSectionNumber} {
+		*n = d.smallInt()
+	}
+	p.CurrentTask, p.CurrentSection = d.str(), d.str()
+	return p
 }
 
 func (d *indexDecoder) byte() byte {

@@ -19,7 +19,7 @@ const SchemaVersion = 1
 const maxModifiedReads = 5
 
 // pendingShown is how many open tasks the resume prompt lists.
-const pendingShown = 5
+const pendingShown = PendingKept
 
 // Result is the load: everything an agent needs to pick up a project where it stopped.
 type Result struct {
@@ -66,7 +66,7 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 		PendingTasks:  []PendingTask{},
 		LastActions:   []string{},
 	}
-	for _, t := range markdown.Pending(p.Tasks, pendingShown) {
+	for _, t := range markdown.Pending(p.Pending, pendingShown) {
 		r.PendingTasks = append(r.PendingTasks, PendingTask{Number: t.Number, Text: t.Text, Section: t.Section.Name, Line: t.Line})
 	}
 	if r.Resume.Exists {

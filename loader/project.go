@@ -45,8 +45,9 @@ type Project struct {
 	Overview string `json:"-"`
 	Plan     string `json:"-"`
 	Steps    string `json:"-"`
-	// Tasks of the steps file, filled when progress was read.
-	Tasks []markdown.Task `json:"-"`
+	// Pending holds the first PendingKept open tasks of the steps file, in order, filled
+	// when progress was read.
+	Pending []markdown.Task `json:"-"`
 	// StepsProblem says why the steps file could not be read (unreadable, over the size
 	// limit, not UTF-8): Progress is then unknown, not zero.
 	StepsProblem string `json:"-"`
@@ -277,16 +278,18 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 		p.Name = humanName(f.Slug)
 	}
 	if opts.Progress && p.Steps != "" {
-		data, err := readRegular(p.Steps, maxStepsBytes)
-		if err == nil && !utf8.Valid(data) {
-			err = errors.New("not UTF-8 text; not read")
-		}
+		r, err := ws.readSteps(p.Steps, stampOf(p.Steps), func() ([]byte, error) {
+			data, err := readRegular(p.Steps, maxStepsBytes)
+			if err == nil && !utf8.Valid(data) {
+				err = errors.New("not UTF-8 text; not read")
+			}
+			return data, err
+		})
 		if err != nil {
 			p.problem(ws.Rel(p.Steps), err)
 			p.StepsProblem = Locate(ws.Rel(p.Steps), err)
 		} else {
-			p.Tasks = markdown.Tasks(data)
-			p.Progress = ProgressOf(p.Tasks)
+			p.Progress, p.Pending = r.Progress, r.Pending
 		}
 	}
 	return p

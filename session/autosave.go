@@ -117,7 +117,7 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 		state += "; next action: " + rs.NextAction
 	}
 	snap.ResumePrompt.CurrentState = state
-	for _, t := range markdown.Pending(p.Tasks, pendingInSnapshot) {
+	for _, t := range markdown.Pending(p.Pending, pendingInSnapshot) {
 		snap.ResumePrompt.PendingTasks = append(snap.ResumePrompt.PendingTasks, t.Text)
 	}
 	return snap

@@ -58,6 +58,9 @@ func (s Snapshots) Prune(opts PruneOptions) (pruned []PrunedSet, kept int, err e
 		return nil, 0, fmt.Errorf("prune: %w", err)
 	}
 	err = durable.WithLockIn(locks, filepath.Join(s.Dir, LatestFile), func() error {
+		if !opts.DryRun {
+			s.tidyLocked() // what killed writers left, marker or not
+		}
 		pruned, kept, err = s.prune(opts)
 		return err
 	})

@@ -31,7 +31,7 @@ type SaveResult struct {
 }
 
 // pendingInSnapshot is how many open tasks a snapshot lists.
-const pendingInSnapshot = 5
+const pendingInSnapshot = loader.PendingKept
 
 // SaveProgress saves a project: it updates the save point (adding the files git shows
 // changed in the project, or outside every project, to Files Modified) and then writes
@@ -115,7 +115,7 @@ func resumePrompt(p *loader.Project, doc *resume.Document, c resume.Change) Resu
 		state += "; next action: " + next
 	}
 	rp.CurrentState = state
-	for _, t := range markdown.Pending(p.Tasks, pendingInSnapshot) {
+	for _, t := range markdown.Pending(p.Pending, pendingInSnapshot) {
 		rp.PendingTasks = append(rp.PendingTasks, t.Text)
 	}
 	return rp

@@ -142,7 +142,18 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 		// Every snapshot file is written under this lock, so any temporary file here,
 		// and any set without its JSON (which is written last), is what a killed
 		// writer left.
-		s.tidyLocked()
+		// A write that finds the marker of one under way follows a writer that was
+		// killed mid-set: only then is the folder, which grows with every save, read.
+		marker := filepath.Join(s.Dir, writingFile)
+		if _, err := os.Lstat(marker); !errors.Is(err, fs.ErrNotExist) {
+			s.tidyLocked()
+		}
+		if err := durable.CheckInside(marker); err != nil {
+			return err
+		}
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			return err
+		}
 		// The clock is read under the lock so that a later id is a later write.
 		now := time.Now()
 		id, err := s.nextID(now)
@@ -184,7 +195,7 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 				return err
 			}
 		}
-		return nil
+		return os.Remove(marker)
 	})
 	if err != nil {
 		return "", fmt.Errorf("write snapshot: %w", err)
@@ -194,6 +205,10 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	snap.SavedAt = out.SavedAt
 	return out.SnapshotID, nil
 }
+
+// writingFile marks a snapshot write under way in the sessions folder: written before a
+// set's first file, removed after LatestFile.
+const writingFile = ".writing"
 
 // tidyLocked removes, in one pass over the folder, the temporary files of killed
 // snapshot writes and the files of sets whose JSON never came (a set exists once its

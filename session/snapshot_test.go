@@ -464,7 +464,8 @@ func TestWriteFromProcesses(t *testing.T) {
 
 // Should the clock step back, or LatestFile name a snapshot from the future, a new id
 // still sorts after it; a stray file of a crashed write (a set without its JSON) is
-// removed, and its id is free again.
+// removed, and its id is free again. Without the marker a killed write leaves, a write
+// does not read the folder: a stray file only makes its id taken, and prune tidies it.
 func TestWriteIDsFollowLatest(t *testing.T) {
 	s := newSnapshots(t)
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
@@ -477,8 +478,11 @@ func TestWriteIDsFollowLatest(t *testing.T) {
 	if id := mustWrite(t, s, fullSnapshot()); id != future+"-2" {
 		t.Fatalf("id %q, want %q", id, future+"-2")
 	}
-	if err := os.WriteFile(filepath.Join(s.Dir, future+"-3.md"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	// A write killed after its first file: the file, and the marker of a write under way.
+	for _, name := range []string{future + "-3.md", writingFile} {
+		if err := os.WriteFile(filepath.Join(s.Dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if id := mustWrite(t, s, fullSnapshot()); id != future+"-3" {
 		t.Fatalf("id %q, want %q", id, future+"-3")
@@ -488,6 +492,31 @@ func TestWriteIDsFollowLatest(t *testing.T) {
 		if err != nil || len(data) == 0 {
 			t.Errorf("the set written over the stray: %s: %v, %d bytes", ext, err, len(data))
 		}
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, writingFile)); !os.IsNotExist(err) {
+		t.Errorf("the marker of a write under way outlived the write: %v", err)
+	}
+
+	// No marker: the stray stays through a write (its id is taken, not reused), and
+	// prune removes it.
+	stray := filepath.Join(s.Dir, future+"-5.yaml")
+	if err := os.WriteFile(stray, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id := mustWrite(t, s, fullSnapshot()); id != future+"-4" {
+		t.Fatalf("id %q, want %q", id, future+"-4")
+	}
+	if id := mustWrite(t, s, fullSnapshot()); id != future+"-6" {
+		t.Fatalf("id %q, want %q (the stray's id is taken)", id, future+"-6")
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatalf("a write without the marker tidied the folder: %v", err)
+	}
+	if _, _, err := s.Prune(PruneOptions{KeepSet: true, Keep: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("prune left the stray file of a killed write: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ package main
 import (
 	_ "embed"
 	_ "encoding/json"
+	_ "hash/fnv"
 	_ "html/template"
 	_ "net/http"
 	_ "os/exec"

@@ -1,0 +1,114 @@
+package loader
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bigSteps is a steps file over stepsCacheMin: n tasks in two sections, the first done
+// tasks checked, and a fenced example that is not a task.
+func bigSteps(n, done int) string {
+	var b strings.Builder
+	b.WriteString("# Steps\n\n```markdown\n- [ ] not a task\n```\n\n## Phase 1\n\n")
+	for i := range n {
+		if i == n/2 {
+			b.WriteString("\n## Phase 2\n\n")
+		}
+		box := " "
+		if i < done {
+			box = "x"
+		}
+		fmt.Fprintf(&b, "- [%s] Task %04d of the big plan\n", box, i+1)
+	}
+	return b.String()
+}
+
+// The steps cache never changes what reading a project gives: cold, warm, after an
+// edit that keeps the size, after one moments ago (not cached), with a cache that is
+// garbage or was made for another file.
+func TestStepsCacheNeverChangesProgress(t *testing.T) {
+	root := t.TempDir()
+	steps := filepath.Join(root, "02-projects", "01-big", "01-planning", "steps.md")
+	writeTree(t, root, map[string]string{
+		".ctx/config.yaml":                          "# ctx\n",
+		"02-projects/01-big/01-planning/steps.md":   bigSteps(600, 10),
+		"02-projects/02-small/01-planning/steps.md": "- [x] one\n- [ ] two\n",
+	})
+	if fi, err := os.Stat(steps); err != nil || fi.Size() < stepsCacheMin {
+		t.Fatalf("the fixture is too small to be cached: %v", err)
+	}
+	old := time.Now().Add(-time.Hour)
+	settle := func() {
+		t.Helper()
+		must(t, os.Chtimes(steps, old, old))
+		old = old.Add(time.Minute)
+	}
+	ws, err := Open(root)
+	must(t, err)
+	cache := ws.stepsCachePath(steps)
+	read := func(n string) *Project {
+		t.Helper()
+		p, err := ws.Resolve(n)
+		must(t, err)
+		return p
+	}
+	check := func(what string) {
+		t.Helper()
+		warm := read("1")
+		must(t, os.RemoveAll(filepath.Dir(cache)))
+		cold := read("1")
+		if !reflect.DeepEqual(warm.Progress, cold.Progress) || !reflect.DeepEqual(warm.Pending, cold.Pending) {
+			t.Errorf("%s: with the cache %+v %+v\nwithout %+v %+v", what, warm.Progress, warm.Pending, cold.Progress, cold.Pending)
+		}
+		if len(cold.Pending) != PendingKept || cold.Progress.TasksTotal != 600 {
+			t.Errorf("%s: read %d pending of %d tasks", what, len(cold.Pending), cold.Progress.TasksTotal)
+		}
+	}
+
+	settle()
+	read("1")
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("no cache entry for a large settled steps file: %v", err)
+	}
+	check("settled")
+
+	// Checking a task keeps the file's size: only the stamp's time tells.
+	must(t, os.WriteFile(steps, []byte(bigSteps(600, 11)), 0o644))
+	settle()
+	if p := read("1"); p.Progress.TasksCompleted != 11 {
+		t.Errorf("after a task was checked: %d done, want 11", p.Progress.TasksCompleted)
+	}
+	check("a task checked")
+
+	// Edited moments ago: read, and not cached.
+	must(t, os.Remove(cache))
+	must(t, os.WriteFile(steps, []byte(bigSteps(600, 12)), 0o644))
+	if p := read("1"); p.Progress.TasksCompleted != 12 {
+		t.Errorf("after an edit just now: %d done, want 12", p.Progress.TasksCompleted)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Errorf("a steps file edited moments ago was cached: %v", err)
+	}
+
+	settle()
+	read("1")
+	good, err := os.ReadFile(cache)
+	must(t, err)
+	other := strings.Replace(string(good), steps, steps[:len(steps)-1]+"x", 1)
+	for what, data := range map[string]string{"cut short": string(good[:len(good)-1]), "garbage": "steps", "another file's": other} {
+		must(t, os.WriteFile(cache, []byte(data), 0o644))
+		check(what + " cache")
+	}
+
+	// A small steps file is parsed, never cached.
+	small := filepath.Join(root, "02-projects", "02-small", "01-planning", "steps.md")
+	read("2")
+	if _, err := os.Stat(ws.stepsCachePath(small)); !os.IsNotExist(err) {
+		t.Errorf("a small steps file was cached: %v", err)
+	}
+}

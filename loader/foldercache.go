@@ -141,10 +141,10 @@ func encodeFolders(key string, dirs map[string]dirListing) []byte {
 // decodeFolders reads what encodeFolders wrote for the workspace key; false for
 // anything else.
 func decodeFolders(data []byte, key string) (map[string]dirListing, bool) {
-	if len(data) < len(foldersMagic) || string(data[:len(foldersMagic)]) != foldersMagic {
+	d, ok := newDecoder(data, foldersMagic)
+	if !ok {
 		return nil, false
 	}
-	d := indexDecoder{data: data[len(foldersMagic):]}
 	if d.smallInt() != foldersVersion || d.str() != key {
 		return nil, false
 	}
@@ -165,5 +165,5 @@ func decodeFolders(data []byte, key string) (map[string]dirListing, bool) {
 		}
 		dirs[dir] = l
 	}
-	return dirs, d.err == nil && len(d.data) == 0
+	return dirs, d.done()
 }

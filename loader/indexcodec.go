@@ -78,10 +78,10 @@ func (e *indexEncoder) bool(b bool) {
 // decodeIndex reads what encodeIndex wrote. Every length is checked against the bytes
 // left, so a damaged or hostile file costs at most its own size.
 func decodeIndex(data []byte) (*projectIndex, error) {
-	if len(data) < len(indexMagic) || string(data[:len(indexMagic)]) != indexMagic {
+	d, ok := newDecoder(data, indexMagic)
+	if !ok {
 		return nil, errIndexCorrupt
 	}
-	d := indexDecoder{data: data[len(indexMagic):]}
 	idx := &projectIndex{Version: d.smallInt(), Key: d.str()}
 	n := d.count(8) // the smallest entry is more than 8 bytes
 	idx.Entries = make(map[string]indexEntry, n)
@@ -104,43 +104,59 @@ func decodeIndex(data []byte) (*projectIndex, error) {
 		}
 		idx.Entries[dir] = en
 	}
-	if d.err != nil || len(d.data) != 0 {
+	if !d.done() {
 		return nil, errIndexCorrupt
 	}
 	return idx, nil
 }
 
-// indexDecoder reads values off data; after the first error every read gives a zero
-// value and err stays set.
+// indexDecoder reads values off rest, the file as one string: a string value is a
+// slice of it, not a copy, so decoding thousands of names allocates nothing per name.
+// After the first error every read gives a zero value and err stays set.
 type indexDecoder struct {
-	data []byte
+	rest string
 	err  error
 }
 
+func newDecoder(data []byte, magic string) (indexDecoder, bool) {
+	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+		return indexDecoder{}, false
+	}
+	return indexDecoder{rest: string(data[len(magic):])}, true
+}
+
+// done reports whether everything decoded and nothing is left over.
+func (d *indexDecoder) done() bool { return d.err == nil && d.rest == "" }
+
+// uint reads what binary.AppendUvarint wrote.
 func (d *indexDecoder) uint() uint64 {
 	if d.err != nil {
 		return 0
 	}
-	n, k := binary.Uvarint(d.data)
-	if k <= 0 {
-		d.err = errIndexCorrupt
-		return 0
+	var x uint64
+	for i, shift := 0, uint(0); i < len(d.rest) && i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
+		b := d.rest[i]
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				break // overflows 64 bits
+			}
+			d.rest = d.rest[i+1:]
+			return x | uint64(b)<<shift
+		}
+		x |= uint64(b&0x7f) << shift
 	}
-	d.data = d.data[k:]
-	return n
+	d.err = errIndexCorrupt
+	return 0
 }
 
+// int reads what binary.AppendVarint wrote (zig-zag).
 func (d *indexDecoder) int() int64 {
-	if d.err != nil {
-		return 0
+	u := d.uint()
+	x := int64(u >> 1) //nolint:gosec // zig-zag decoding
+	if u&1 != 0 {
+		x = ^x
 	}
-	n, k := binary.Varint(d.data)
-	if k <= 0 {
-		d.err = errIndexCorrupt
-		return 0
-	}
-	d.data = d.data[k:]
-	return n
+	return x
 }
 
 // smallInt reads a signed number that must fit in 32 bits (a count or a version).
@@ -157,23 +173,23 @@ func (d *indexDecoder) smallInt() int {
 // left cannot hold them.
 func (d *indexDecoder) count(minBytes int) int {
 	n := d.uint()
-	if n > uint64(len(d.data)/minBytes) {
+	if n > uint64(len(d.rest)/minBytes) {
 		d.err = errIndexCorrupt
 		return 0
 	}
-	return int(n) //nolint:gosec // bounded by len(d.data)
+	return int(n) //nolint:gosec // bounded by len(d.rest)
 }
 
 func (d *indexDecoder) str() string {
 	n := d.uint()
-	if n > uint64(len(d.data)) {
+	if n > uint64(len(d.rest)) {
 		d.err = errIndexCorrupt
 	}
 	if d.err != nil {
 		return ""
 	}
-	s := string(d.data[:n])
-	d.data = d.data[n:]
+	s := d.rest[:n]
+	d.rest = d.rest[n:]
 	return s
 }
 
@@ -200,12 +216,12 @@ func (d *indexDecoder) byte() byte {
 	if d.err != nil {
 		return 0
 	}
-	if len(d.data) == 0 {
+	if d.rest == "" {
 		d.err = errIndexCorrupt
 		return 0
 	}
-	b := d.data[0]
-	d.data = d.data[1:]
+	b := d.rest[0]
+	d.rest = d.rest[1:]
 	return b
 }
 

@@ -1,7 +1,9 @@
 package loader
 
 import (
+	"encoding/binary"
 	"io/fs"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -63,4 +65,27 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Fatalf("decoded index does not survive a round trip: %v", err)
 		}
 	})
+}
+
+// The decoder reads back every number encoding/binary writes, and refuses varints
+// that overflow or never end.
+func TestIndexDecoderVarints(t *testing.T) {
+	for _, u := range []uint64{0, 1, 127, 128, 300, 1<<63 - 1, 1 << 63, ^uint64(0)} {
+		d := indexDecoder{rest: string(binary.AppendUvarint(nil, u))}
+		if got := d.uint(); got != u || !d.done() {
+			t.Errorf("uvarint %d: got %d, err %v, %d bytes left", u, got, d.err, len(d.rest))
+		}
+	}
+	for _, n := range []int64{0, 1, -1, 63, -64, 64, math.MaxInt64, math.MinInt64} {
+		d := indexDecoder{rest: string(binary.AppendVarint(nil, n))}
+		if got := d.int(); got != n || !d.done() {
+			t.Errorf("varint %d: got %d, err %v", n, got, d.err)
+		}
+	}
+	for _, bad := range []string{"", "\x80", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"} {
+		d := indexDecoder{rest: bad}
+		if d.uint(); d.err == nil {
+			t.Errorf("uvarint %q decoded", bad)
+		}
+	}
 }

@@ -72,10 +72,13 @@ func (ws *Workspace) stepsCachePath(path string) string {
 
 func loadStepsCache(cache, path string, stamp fileStamp) (stepsReading, bool) {
 	data, err := os.ReadFile(cache)
-	if err != nil || len(data) < len(stepsMagic) || string(data[:len(stepsMagic)]) != stepsMagic {
+	if err != nil {
 		return stepsReading{}, false
 	}
-	d := indexDecoder{data: data[len(stepsMagic):]}
+	d, ok := newDecoder(data, stepsMagic)
+	if !ok {
+		return stepsReading{}, false
+	}
 	if d.smallInt() != stepsVersion || d.str() != path || d.stamp() != stamp {
 		return stepsReading{}, false
 	}
@@ -86,7 +89,7 @@ func loadStepsCache(cache, path string, stamp fileStamp) (stepsReading, bool) {
 		t.Number, t.Line, t.Text, t.Done = d.smallInt(), d.smallInt(), d.str(), d.bool()
 		t.Section = markdown.Heading{Number: d.smallInt(), Name: d.str()}
 	}
-	if d.err != nil || len(d.data) != 0 {
+	if !d.done() {
 		return stepsReading{}, false
 	}
 	return r, true

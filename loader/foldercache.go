@@ -135,7 +135,7 @@ func encodeFolders(key string, dirs map[string]dirListing) []byte {
 			e.buf = append(e.buf, en.kind)
 		}
 	}
-	return e.buf
+	return e.finish()
 }
 
 // decodeFolders reads what encodeFolders wrote for the workspace key; false for

@@ -3,12 +3,16 @@ package loader
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"math"
 )
 
-// The index file's encoding (and the folder cache's, foldercache.go): a magic line, then unsigned varints and length-prefixed
-// strings in the order of the fields below. It is written by this file's encoder and
+// The index file's encoding (and the folder and steps caches', foldercache.go and
+// stepscache.go): a magic line, then unsigned varints and length-prefixed strings in the
+// order of the fields below, then a CRC-32C of all of it, so that a byte changed
+// anywhere (a bad disk, a stray write) makes the file no index rather than an index
+// that says something else. It is written by this file's encoder and
 // read by its decoder only, so it needs no schema; a file that does not decode to the
 // end, exactly, is no index (and is rebuilt). It replaced encoding/gob, whose package
 // start-up every ctx process paid, hooks included, for a file only listings read.
@@ -42,10 +46,17 @@ func encodeIndex(idx *projectIndex) []byte {
 			e.str(s)
 		}
 	}
-	return e.buf
+	return e.finish()
 }
 
 type indexEncoder struct{ buf []byte }
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// finish appends the checksum newDecoder checks and returns the file's bytes.
+func (e *indexEncoder) finish() []byte {
+	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, crcTable))
+}
 
 func (e *indexEncoder) uint(n uint64) { e.buf = binary.AppendUvarint(e.buf, n) }
 func (e *indexEncoder) int(n int64)   { e.buf = binary.AppendVarint(e.buf, n) }
@@ -118,11 +129,15 @@ type indexDecoder struct {
 	err  error
 }
 
+// newDecoder checks that data is a whole file of the kind magic opens, by its magic
+// and its checksum, and returns a decoder for what lies between them.
 func newDecoder(data []byte, magic string) (indexDecoder, bool) {
-	if len(data) < len(magic) || string(data[:len(magic)]) != magic {
+	n := len(data) - 4
+	if n < len(magic) || string(data[:len(magic)]) != magic ||
+		crc32.Checksum(data[:n], crcTable) != binary.LittleEndian.Uint32(data[n:]) {
 		return indexDecoder{}, false
 	}
-	return indexDecoder{rest: string(data[len(magic):])}, true
+	return indexDecoder{rest: string(data[len(magic):n])}, true
 }
 
 // done reports whether everything decoded and nothing is left over.

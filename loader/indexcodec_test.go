@@ -37,7 +37,8 @@ func TestIndexCodecRoundTrip(t *testing.T) {
 	}
 }
 
-// Every cut of a good index is refused, never read as a shorter one.
+// Every cut of a good index, and every change of one byte, is refused, never read as
+// another index.
 func TestIndexCodecRefusesTruncation(t *testing.T) {
 	data := encodeIndex(sampleIndex())
 	for n := range len(data) {
@@ -47,6 +48,13 @@ func TestIndexCodecRefusesTruncation(t *testing.T) {
 	}
 	if _, err := decodeIndex(append(data, 0)); err == nil {
 		t.Error("an index with a byte after its end decoded")
+	}
+	for i := range data {
+		changed := append([]byte(nil), data...)
+		changed[i] ^= 0x5a
+		if _, err := decodeIndex(changed); err == nil {
+			t.Fatalf("an index with byte %d of %d changed decoded", i, len(data))
+		}
 	}
 }
 

@@ -115,5 +115,5 @@ func saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
 	if EnsureStateDir(filepath.Dir(dir)) != nil || durable.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	_ = durable.ReplaceFile(cache, e.buf, 0o644)
+	_ = durable.ReplaceFile(cache, e.finish(), 0o644)
 }

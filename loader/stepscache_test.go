@@ -99,11 +99,19 @@ func TestStepsCacheNeverChangesProgress(t *testing.T) {
 	read("1")
 	good, err := os.ReadFile(cache)
 	must(t, err)
-	other := strings.Replace(string(good), steps, steps[:len(steps)-1]+"x", 1)
-	for what, data := range map[string]string{"cut short": string(good[:len(good)-1]), "garbage": "steps", "another file's": other} {
-		must(t, os.WriteFile(cache, []byte(data), 0o644))
+	changed := append([]byte(nil), good...)
+	changed[len(changed)/2] ^= 0x5a
+	for what, data := range map[string][]byte{"cut short": good[:len(good)-1], "garbage": []byte("steps"), "a byte changed": changed} {
+		must(t, os.WriteFile(cache, data, 0o644))
 		check(what + " cache")
 	}
+	// A whole entry, for another file whose path has the same hash.
+	lie := stepsReading{Progress: Progress{TasksTotal: 1}}
+	saveStepsCache(cache, steps+"-elsewhere", stampOf(steps), lie)
+	if _, ok := loadStepsCache(cache, steps+"-elsewhere", stampOf(steps)); !ok {
+		t.Fatal("the other file's entry was not written")
+	}
+	check("another file's cache")
 
 	// A small steps file is parsed, never cached.
 	small := filepath.Join(root, "02-projects", "02-small", "01-planning", "steps.md")

@@ -141,9 +141,8 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 	err = durable.WithLockIn(locks, latest, func() error {
 		// Every snapshot file is written under this lock, so any temporary file here,
 		// and any set without its JSON (which is written last), is what a killed
-		// writer left.
-		// A write that finds the marker of one under way follows a writer that was
-		// killed mid-set: only then is the folder, which grows with every save, read.
+		// writer left. Such a writer also left its marker: only then is the folder,
+		// which grows with every save, read and tidied.
 		marker := filepath.Join(s.Dir, writingFile)
 		if _, err := os.Lstat(marker); !errors.Is(err, fs.ErrNotExist) {
 			s.tidyLocked()
@@ -195,7 +194,8 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 				return err
 			}
 		}
-		return os.Remove(marker)
+		_ = os.Remove(marker) // the set is whole; a marker left costs the next write a tidy
+		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("write snapshot: %w", err)

@@ -61,8 +61,12 @@ no workspace, a malformed file).`,
 
 	if len(args) > 0 {
 		if hot, ok := hotCommands[args[0]]; ok {
-			cmd.AddCommand(hot(app))
-			rejectUnknownSubcommands(cmd)
+			// Neither `ctx help` nor `ctx completion` can be what args ask for here:
+			// cobra need not build them.
+			cmd.CompletionOptions.DisableDefaultCmd = true
+			hotCmd := hot(app)
+			cmd.AddCommand(hotCmd)
+			rejectUnknownSubcommands(hotCmd)
 			return cmd
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Confinement: ctx never writes outside a workspace through a link. A workspace root is
@@ -109,7 +110,51 @@ func CheckInside(path string) error {
 // that leads nowhere resolves to its target; a loop of links resolves to the path as
 // far as it could be followed.
 func Resolve(path string) string {
-	return resolve(path, 0)
+	path = filepath.Clean(path)
+	dir, base := filepath.Split(path)
+	if dir == "" || base == "" {
+		return resolve(path, 0)
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return resolve(path, 0) // the last element is a link: follow it
+	}
+	// Anything else under dir resolves to dir's resolution and its own name.
+	return filepath.Join(resolvedDirs.get(filepath.Clean(dir)), base)
+}
+
+// resolvedDirs remembers, for a moment, the folders Resolve resolved: a save writes five
+// files in three folders, and resolving each from the root again was 200 stat calls.
+// The moment is short, so that a long-lived process (ctx serve) sees a folder that
+// became a link since.
+var resolvedDirs = dirMemo{ttl: time.Second, m: map[string]memoEntry{}}
+
+type memoEntry struct {
+	resolved string
+	at       time.Time
+}
+
+type dirMemo struct {
+	sync.Mutex
+	ttl time.Duration
+	m   map[string]memoEntry
+}
+
+func (d *dirMemo) get(dir string) string {
+	now := time.Now()
+	d.Lock()
+	e, ok := d.m[dir]
+	d.Unlock()
+	if ok && now.Sub(e.at) < d.ttl {
+		return e.resolved
+	}
+	r := resolve(dir, 0)
+	d.Lock()
+	if len(d.m) > 256 {
+		clear(d.m)
+	}
+	d.m[dir] = memoEntry{resolved: r, at: now}
+	d.Unlock()
+	return r
 }
 
 // maxLinks is how many dangling links Resolve follows in a row, as a kernel does.

@@ -72,6 +72,8 @@ func cases(ws string, projects int) []benchCase {
 				`"tool_input":{"file_path":"` + ws + `/02-projects/` + fixture.ProjectID(1) + `/03-working/notes.md","old_string":"a","new_string":"b"},"tool_response":{"success":true}}`,
 			target: 5 * time.Millisecond,
 		},
+		journalCase("system record-action (Edit, journal open: 1 line)", ws, journalSmall),
+		journalCase("system record-action (Edit, journal open: 50 MB)", ws, journalLarge),
 		{
 			name: "system block-dangerous-commands", args: []string{"system", "block-dangerous-commands"},
 			env: wsEnv,
@@ -111,6 +113,41 @@ const (
 	transcript1MB   = "transcript-1mb.jsonl"
 	transcript200MB = "transcript-200mb.jsonl"
 )
+
+// Sessions whose wind-down journal is open in the generated workspace: one with a
+// journal of one line, one with a journal of 50 MB. A hook appends to it; its cost
+// must not grow with the journal.
+const (
+	journalSmall = "bench-journal-small"
+	journalLarge = "bench-journal-large"
+)
+
+// journalCase is the PostToolUse hook of a session whose wind-down journal is open.
+func journalCase(name, ws, session string) benchCase {
+	return benchCase{
+		name: name, args: []string{"system", "record-action"},
+		env: []string{"CTX_WORKSPACE=" + ws, "XDG_RUNTIME_DIR=" + ws},
+		stdin: `{"session_id":"` + session + `","cwd":"` + ws + `","hook_event_name":"PostToolUse","tool_name":"Edit",` +
+			`"tool_input":{"file_path":"` + ws + `/02-projects/` + fixture.ProjectID(1) + `/03-working/notes.md","old_string":"a","new_string":"b"},"tool_response":{"success":true}}`,
+		target: 5 * time.Millisecond,
+	}
+}
+
+// writeJournal writes the open wind-down journal of session, of about size bytes, as
+// the hooks write one: a pause_started line, then tool_call lines.
+func writeJournal(ws, session string, size int) error {
+	dir := filepath.Join(ws, ".ctx", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"type":"pause_started","timestamp":"2026-11-20T09:00:00Z","session_id":%q,"data":{},"context_percentage":90}`+"\n", session)
+	line := fmt.Sprintf(`{"type":"tool_call","timestamp":"2026-11-20T09:00:01Z","session_id":%q,"data":{"summary":"02-projects/01/03-working/notes.md","tool":"Edit"},"context_percentage":null}`+"\n", session)
+	for b.Len() < size {
+		b.WriteString(line)
+	}
+	return os.WriteFile(filepath.Join(dir, "ACTIVE-PAUSE-"+session+".jsonl"), b.Bytes(), 0o644)
+}
 
 // promptCase is the UserPromptSubmit hook reading usage from a transcript, as Claude
 // Code runs it on every prompt; usage sits below the thresholds, so it measures the
@@ -304,6 +341,11 @@ func generateWorkspace(dir string, projects int) error {
 	steps := filepath.Join(dir, "02-projects", fixture.ProjectID(1), "01-planning", "steps.md")
 	if err := os.WriteFile(steps, fixture.StepsFile(bigSteps), 0o644); err != nil {
 		return err
+	}
+	for session, size := range map[string]int{journalSmall: 1, journalLarge: 50 << 20} {
+		if err := writeJournal(dir, session, size); err != nil {
+			return err
+		}
 	}
 	for name, size := range map[string]int{transcript1MB: 1 << 20, transcript200MB: 200 << 20} {
 		o := fixture.TranscriptOptions{Bytes: size, FinalTokens: 60_000}

@@ -6,16 +6,17 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"math"
+	"sync"
 )
 
 // The index file's encoding (and the folder and steps caches', foldercache.go and
 // stepscache.go): a magic line, then unsigned varints and length-prefixed strings in the
 // order of the fields below, then a CRC-32C of all of it, so that a byte changed
 // anywhere (a bad disk, a stray write) makes the file no index rather than an index
-// that says something else. It is written by this file's encoder and
-// read by its decoder only, so it needs no schema; a file that does not decode to the
-// end, exactly, is no index (and is rebuilt). It replaced encoding/gob, whose package
-// start-up every ctx process paid, hooks included, for a file only listings read.
+// that says something else. It is written by this file's encoder and read by its
+// decoder only, so it needs no schema; a file that does not decode to the end, exactly,
+// is no index (and is rebuilt). It replaced encoding/gob, whose package start-up every
+// ctx process paid, hooks included, for a file only listings read.
 
 // indexMagic opens every index file; the version follows it.
 const indexMagic = "ctx project index\n"
@@ -51,11 +52,13 @@ func encodeIndex(idx *projectIndex) []byte {
 
 type indexEncoder struct{ buf []byte }
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is built at first use, like everything in ctx that is not needed by every
+// process (docs/architecture.md, "Start-up cost").
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // finish appends the checksum newDecoder checks and returns the file's bytes.
 func (e *indexEncoder) finish() []byte {
-	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, crcTable))
+	return binary.LittleEndian.AppendUint32(e.buf, crc32.Checksum(e.buf, crcTable()))
 }
 
 func (e *indexEncoder) uint(n uint64) { e.buf = binary.AppendUvarint(e.buf, n) }
@@ -134,7 +137,7 @@ type indexDecoder struct {
 func newDecoder(data []byte, magic string) (indexDecoder, bool) {
 	n := len(data) - 4
 	if n < len(magic) || string(data[:len(magic)]) != magic ||
-		crc32.Checksum(data[:n], crcTable) != binary.LittleEndian.Uint32(data[n:]) {
+		crc32.Checksum(data[:n], crcTable()) != binary.LittleEndian.Uint32(data[n:]) {
 		return indexDecoder{}, false
 	}
 	return indexDecoder{rest: string(data[len(magic):n])}, true

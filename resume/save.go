@@ -306,7 +306,7 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 		e.fieldIfMissing("total_tokens_approx", 0)
 	}
 	sessions := e.intField("session_count")
-	if c.Close {
+	if c.Close && !e.closedBefore(c.SessionKey) {
 		e.field("session_count", sessions+1)
 	} else {
 		e.fieldIfMissing("session_count", 0)
@@ -482,6 +482,30 @@ func (e *editor) sessionNumber(key string, counted int) int {
 	}
 	return highest + 1
 }
+
+// closedBefore reports whether the session key's Session History entry carries the
+// heading a close writes ("Session N: summary, date"): the session is counted already.
+// A close counts its session once, however often it runs: an agent that closes twice,
+// or a close killed after it wrote the save point and run again.
+func (e *editor) closedBefore(key string) bool {
+	if key == "" {
+		return false
+	}
+	s, ok := e.d.findSection(SectionSessionHistory)
+	if !ok {
+		return false
+	}
+	at := e.d.markerAt(s.BodyStart, s.End, sessionMarker(key))
+	if at < 0 {
+		return false
+	}
+	line := strings.TrimLeft(string(e.d.src[lineStart(e.d.src, at):at]), "#")
+	return closedHeadingRE().MatchString(line)
+}
+
+// closedHeadingRE matches the heading a close writes, after its #s and before the
+// session marker.
+var closedHeadingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ Session \d+: .*, \d{4}-\d{2}-\d{2} $`) })
 
 var sessionHeadingNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{2,6}[ \t]+Session (\d+)\b`) })
 

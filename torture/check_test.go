@@ -449,7 +449,29 @@ func (w *world) checkSavePoints(rep *report) {
 	}
 
 	type bounds struct{ acked, all int }
-	closes, compactions := map[string]*bounds{}, map[string]*bounds{}
+	compactions := map[string]*bounds{}
+	// A close counts its session once: the sessions closed, acknowledged and in all,
+	// by project. A close outside an agent session is the day's ("manual-DATE"); one
+	// that ran across midnight may be either day's, so it is only an upper bound.
+	type keySet struct{ acked, all map[string]bool }
+	closes := map[string]*keySet{}
+	closedSessions := func(k *keySet, before map[string]bool) *bounds {
+		b := &bounds{}
+		if k == nil {
+			return b
+		}
+		for key := range k.all {
+			if !before[key] {
+				b.all++
+			}
+		}
+		for key := range k.acked {
+			if !before[key] {
+				b.acked++
+			}
+		}
+		return b
+	}
 	decisions, summaries := 0, 0
 	for _, r := range w.results {
 		o := r.op
@@ -467,14 +489,25 @@ func (w *world) checkSavePoints(rep *report) {
 			}
 		case o.kind == kindSave || o.kind == kindClose:
 			if o.kind == kindClose {
-				b := closes[o.target.id]
-				if b == nil {
-					b = &bounds{}
-					closes[o.target.id] = b
+				k := closes[o.target.id]
+				if k == nil {
+					k = &keySet{acked: map[string]bool{}, all: map[string]bool{}}
+					closes[o.target.id] = k
 				}
-				b.all++
-				if ack {
-					b.acked++
+				var keys []string
+				if o.session != nil {
+					keys = []string{o.session.id}
+				} else {
+					keys = []string{"manual-" + r.start.Format("2006-01-02")}
+					if end := "manual-" + r.start.Add(r.took).Format("2006-01-02"); end != keys[0] {
+						keys = append(keys, end)
+					}
+				}
+				for _, key := range keys {
+					k.all[key] = true
+					if ack && len(keys) == 1 {
+						k.acked[key] = true
+					}
 				}
 			}
 			rf := docs[o.target.id]
@@ -520,7 +553,7 @@ func (w *world) checkSavePoints(rep *report) {
 			from        int
 			ops         *bounds
 		}{
-			{"session_count", "closes", b.sessionCount, closes[tg.id]},
+			{"session_count", "sessions closed (each once)", b.sessionCount, closedSessions(closes[tg.id], b.closedKeys)},
 			{"compaction_count", "pre-compact hooks of the session bound to it", b.compactionCount, compactions[tg.id]},
 		} {
 			ops := c.ops
@@ -541,7 +574,7 @@ func (w *world) checkSavePoints(rep *report) {
 	}
 	rep.counted("%d save points (frontmatter, headings, markers; ctx load and ctx show agree)", len(docs))
 	rep.counted("%d decision and %d summary tokens (acknowledged: exactly once; killed: at most once)", decisions, summaries)
-	rep.counted("session_count and compaction_count of each project against its closes and pre-compacts")
+	rep.counted("session_count and compaction_count of each project against the sessions it closed and its pre-compacts")
 }
 
 // checkStructure checks a save point's shape: one title, no section twice, every

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,8 +150,9 @@ type baseline struct {
 	sessionCount    int
 	compactionCount int
 	problems        []string
-	headings        []string // level-2 headings of its _resume.md; nil when it had none
-	legacy          bool     // its save point was a legacy file, which the first save continues
+	headings        []string        // level-2 headings of its _resume.md; nil when it had none
+	legacy          bool            // its save point was a legacy file, which the first save continues
+	closedKeys      map[string]bool // sessions whose entry a close had already written
 }
 
 func newWorld(t *testing.T, cfg config) *world {
@@ -294,6 +296,7 @@ func (w *world) readBaseline(tg *target) *baseline {
 		if rf, err := parseResume(data); err == nil {
 			b.headings = rf.h2
 		}
+		b.closedKeys = closedSessionKeys(string(data))
 	}
 	return b
 }
@@ -487,4 +490,17 @@ func intField(m map[string]any, key string) int {
 		return int(v)
 	}
 	return 0
+}
+
+// closedHeadingRE is the Session History heading a close writes, with its session key.
+var closedHeadingRE = regexp.MustCompile(`(?m)^#{2,6} Session \d+: .*, \d{4}-\d{2}-\d{2} <!-- ctx:session ([^ ]+) -->$`)
+
+// closedSessionKeys are the sessions a save point's history says were closed: a close
+// of one of them again counts nothing.
+func closedSessionKeys(text string) map[string]bool {
+	keys := map[string]bool{}
+	for _, m := range closedHeadingRE.FindAllStringSubmatch(text, -1) {
+		keys[m[1]] = true
+	}
+	return keys
 }

@@ -70,7 +70,8 @@ func newCloseCmd(app *App, runF func(*saveOptions) error) *cobra.Command {
 		Short: "Close the session: save, count it, and summarise",
 		Long: `Close the session: everything 'ctx save' does, plus session_count + 1 and a
 closed Session History entry ("Session N: summary, date"), then a closing
-summary of where the project stands.`,
+summary of where the project stands. A session is counted once: closing it again
+updates its entry and counts nothing.`,
 		Example: `  ctx close --summary "payment form done; 3-D Secure next"
   ctx close -p checkout --next "handle the 3-D Secure challenge"`,
 	})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -384,7 +385,7 @@ func IncrementalPause(lines []JournalLine) map[string]any {
 			context[i] = *p
 		}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"enabled":          true,
 		"action_count":     float64(sum.actions),
 		"duration_seconds": sum.duration(),
@@ -392,6 +393,62 @@ func IncrementalPause(lines []JournalLine) map[string]any {
 		"tool_calls":       float64(sum.toolCalls),
 		"actions_summary":  summary,
 	}
+	if len(lines) > 0 {
+		if tok := finalizeToken(lines[len(lines)-1]); tok != "" {
+			out[finalizeTokenKey] = tok
+		}
+	}
+	return out
+}
+
+// finalizeTokenKey names, in a pause_finalized line's data and in the incremental_pause
+// of the snapshot it made, the token that pairs the two.
+const finalizeTokenKey = "finalize_token"
+
+// newFinalizeToken is unique to one finalize: its time and process, and random bits.
+func newFinalizeToken(now time.Time) string {
+	return fmt.Sprintf("%x-%d-%016x", now.UnixNano(), os.Getpid(), rand.Uint64())
+}
+
+// finalizeToken is the token of a pause_finalized line, "" for any other line.
+func finalizeToken(l JournalLine) string {
+	if l.Type != LinePauseFinalized {
+		return ""
+	}
+	var data map[string]any
+	if json.Unmarshal(l.Data, &data) != nil {
+		return ""
+	}
+	tok, _ := data[finalizeTokenKey].(string)
+	return tok
+}
+
+// finalizedBy returns the id of the snapshot the finalize that wrote line made, "" when
+// there is none: the snapshots written since the line, newest first, are looked at.
+func (s Snapshots) finalizedBy(line JournalLine) string {
+	tok := finalizeToken(line)
+	if tok == "" {
+		return ""
+	}
+	ids, err := s.ids()
+	if err != nil {
+		return ""
+	}
+	// A snapshot is stamped after the line it follows; a second of slack for clocks.
+	since := idPrefix + stamp(line.Timestamp.Add(-time.Second))
+	for _, id := range ids {
+		if compareIDs(id, since) > 0 {
+			break // older than the line: the finalize did not get to its snapshot
+		}
+		snap, err := s.load(id)
+		if err != nil || snap.IncrementalPause == nil {
+			continue
+		}
+		if got, _ := snap.IncrementalPause[finalizeTokenKey].(string); got == tok {
+			return id
+		}
+	}
+	return ""
 }
 
 // summarizeAction says in one short line what an action was, from the fields hooks
@@ -444,7 +501,8 @@ func clip(s string, n int) string {
 // renames the journal to session-<stamp>-incremental.jsonl, the stamp being the new
 // snapshot's, or when minimal a fresh one from now. It returns the archive's path and
 // the snapshot id ("" when minimal). A journal that is not active is left alone and ""
-// returned for both, so finalizing twice is harmless. On an error after the snapshot was
+// returned for both, so finalizing twice is harmless; one whose finalize was killed
+// after its snapshot is archived with that snapshot (finalizedBy), not given another. On an error after the snapshot was
 // written, snapshotID still names it. All of it happens under the
 // journals' lock: two finalizers (pre-compact and session-end racing) make one archive.
 func (j *Journal) Finalize(now time.Time, snap *Snapshot, minimal bool) (archived, snapshotID string, err error) {
@@ -462,12 +520,14 @@ func (j *Journal) Finalize(now time.Time, snap *Snapshot, minimal bool) (archive
 		if err != nil {
 			return err
 		}
-		if len(lines) == 0 || lines[len(lines)-1].Type != LinePauseFinalized {
+		resumed := len(lines) > 0 && lines[len(lines)-1].Type == LinePauseFinalized
+		if !resumed {
 			var pct *float64
 			if snap != nil && snap.ContextUsage != nil {
 				pct = new(snap.ContextUsage.Percentage)
 			}
-			l, line, err := j.encode(now, LinePauseFinalized, pct, map[string]any{"minimal": minimal})
+			data := map[string]any{"minimal": minimal, finalizeTokenKey: newFinalizeToken(now)}
+			l, line, err := j.encode(now, LinePauseFinalized, pct, data)
 			if err != nil {
 				return err
 			}
@@ -477,6 +537,14 @@ func (j *Journal) Finalize(now time.Time, snap *Snapshot, minimal bool) (archive
 			lines = append(lines, l)
 		}
 		base := idPrefix + stamp(now)
+		// A finalize killed after its snapshot and before the rename left the journal
+		// ending in its pause_finalized line: its snapshot, found by the line's token,
+		// is the one the archive pairs with, not a second one.
+		if resumed && !minimal {
+			if id := (Snapshots{Dir: j.Dir}).finalizedBy(lines[len(lines)-1]); id != "" {
+				snapshotID, base, minimal = id, id, true
+			}
+		}
 		if !minimal {
 			if snap == nil {
 				snap = &Snapshot{}

@@ -686,3 +686,51 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// A finalize killed after it wrote its snapshot and before it archived the journal
+// leaves the journal ending in its pause_finalized line: finalizing again archives the
+// journal with that snapshot instead of writing a second one. Killed before its
+// snapshot, the next finalize writes the one snapshot.
+func TestJournalFinalizeKilledAfterItsSnapshot(t *testing.T) {
+	for _, snapshotWritten := range []bool{true, false} {
+		dir := t.TempDir()
+		j := OpenJournal(dir, "s")
+		mustStart(t, j)
+		mustAppend(t, j, t0.Add(time.Second), LineToolCall, nil, map[string]string{"tool": "Bash"})
+		// What Finalize does before its rename, as it does it.
+		at := t0.Add(2 * time.Second)
+		_, line, err := j.encode(at, LinePauseFinalized, nil, map[string]any{"minimal": false, finalizeTokenKey: newFinalizeToken(at)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(j.Path(), append(must(os.ReadFile(j.Path())), line...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		first := ""
+		if snapshotWritten {
+			snap := &Snapshot{SessionID: "s", IncrementalPause: IncrementalPause(mustRead(t, j))}
+			first = mustWrite(t, Snapshots{Dir: dir}, snap)
+		}
+		// An unrelated snapshot written since, by another save.
+		other := mustWrite(t, Snapshots{Dir: dir}, &Snapshot{SessionID: "other"})
+
+		archived, id, err := j.Finalize(t0.Add(time.Minute), nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := names(t, dir, "session-*.json")
+		switch {
+		case snapshotWritten && (id != first || len(sets) != 2):
+			t.Errorf("after a finalize killed past its snapshot: id %q (want %q), sets %q (want 2)", id, first, sets)
+		case !snapshotWritten && (id == "" || id == other || len(sets) != 2):
+			t.Errorf("after a finalize killed before its snapshot: id %q, sets %q (want a new one beside %q)", id, sets, other)
+		}
+		if want := filepath.Join(dir, id+archiveSuffix+journalSuffix); archived != want {
+			t.Errorf("archive %q, want %q (paired with its snapshot)", archived, want)
+		}
+		snap, err := (Snapshots{Dir: dir}).Read(id)
+		if err != nil || snap.IncrementalPause[finalizeTokenKey] == nil {
+			t.Errorf("the finalize's snapshot %q carries no token: %v", id, err)
+		}
+	}
+}

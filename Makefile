@@ -9,7 +9,8 @@ VERSION          ?= $(shell git describe --tags --always --dirty 2>/dev/null || 
 LDFLAGS          := -s -w -X main.version=$(VERSION)
 # ctx ships as a static binary: without cgo there is no dynamic loader and no libc to
 # map at every start, which is 1.5 ms of each hook (BENCHMARKS.md). ctx needs no cgo:
-# it resolves no host names and looks up no users.
+# it looks up no users and resolves no host name but localhost (ctx serve's address),
+# which Go's own resolver reads from /etc/hosts.
 NOCGO            := CGO_ENABLED=0
 
 .PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e fresh torture

@@ -26,10 +26,11 @@ var labelCorpus = []string{
 	"Next Action:\n",
 	"  \t> >  + ** Next Action ** : x\n",
 	"Next Action\t:\tx\r\nLast Session: y\r\n",
+	"Status : x\n",
 }
 
 func TestGenericLabelsFindWhatOwnPatternsFind(t *testing.T) {
-	for _, name := range []string{"Next Action", "Last Session", "Current Phase", "Status"} {
+	for _, name := range []string{"Next Action", "Last Session", "Current Phase", "Status", "Status "} {
 		for _, doc := range labelCorpus {
 			compareLabels(t, doc, name)
 		}

@@ -53,6 +53,10 @@ func (s Snapshots) Prune(opts PruneOptions) (pruned []PrunedSet, kept int, err e
 	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
+	// A sessions folder that a link takes out of the workspace is not ctx's to empty.
+	if err := durable.CheckInside(filepath.Join(s.Dir, LatestFile)); err != nil {
+		return nil, 0, fmt.Errorf("prune: %w", err)
+	}
 	locks, err := lockDir(s.Dir)
 	if err != nil {
 		return nil, 0, fmt.Errorf("prune: %w", err)

@@ -143,15 +143,21 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 		// and any set without its JSON (which is written last), is what a killed
 		// writer left. Such a writer also left its marker: only then is the folder,
 		// which grows with every save, read and tidied.
-		marker := filepath.Join(s.Dir, writingFile)
+		marker, tidied := filepath.Join(s.Dir, writingFile), false
 		if _, err := os.Lstat(marker); !errors.Is(err, fs.ErrNotExist) {
 			s.tidyLocked()
+			_ = os.Remove(marker) // whatever it is: a link is removed, never followed
+			tidied = true
 		}
-		if err := durable.CheckInside(marker); err != nil {
-			return err
+		madeMarker := false
+		if durable.CheckInside(marker) == nil {
+			if f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+				_ = f.Close()
+				madeMarker = true
+			}
 		}
-		if err := os.WriteFile(marker, nil, 0o644); err != nil {
-			return err
+		if !madeMarker && !tidied {
+			s.tidyLocked() // no marker to tell a killed write by: tidy every time
 		}
 		// The clock is read under the lock so that a later id is a later write.
 		now := time.Now()
@@ -194,7 +200,9 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 				return err
 			}
 		}
-		_ = os.Remove(marker) // the set is whole; a marker left costs the next write a tidy
+		if madeMarker {
+			_ = os.Remove(marker) // the set is whole; a marker left costs the next write a tidy
+		}
 		return nil
 	})
 	if err != nil {

@@ -670,3 +670,42 @@ func FuzzCheckID(f *testing.F) {
 		}
 	})
 }
+
+// The marker of a write under way is never followed: a link of that name is removed,
+// not written through, and a folder of that name does not stop snapshots (the folder is
+// then tidied at every write instead).
+func TestWriteMarkerIsNeverFollowed(t *testing.T) {
+	s := newSnapshots(t)
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(filepath.Dir(s.Dir), "notes.md")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(notes, filepath.Join(s.Dir, writingFile)); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, s, fullSnapshot())
+	if data, err := os.ReadFile(notes); err != nil || string(data) != "mine\n" {
+		t.Errorf("the file the marker linked to: %q, %v", data, err)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, writingFile)); !os.IsNotExist(err) {
+		t.Errorf("the marker outlived the write: %v", err)
+	}
+
+	if err := os.MkdirAll(filepath.Join(s.Dir, writingFile, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(s.Dir, "session-20200101T000000Z-000001.md")
+	if err := os.WriteFile(stray, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, s, fullSnapshot())
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("with no marker possible, a write did not tidy: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, writingFile, "keep")); err != nil {
+		t.Errorf("a folder in the marker's place was touched: %v", err)
+	}
+}

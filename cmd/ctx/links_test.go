@@ -124,6 +124,12 @@ func TestLinksOutsideTheWorkspace(t *testing.T) {
 		{".ctx/sessions", func(t *testing.T, ws, outside string) string {
 			must(t, os.MkdirAll(filepath.Join(ws, ".ctx"), 0o755))
 			must(t, os.MkdirAll(filepath.Join(outside, "sessions"), 0o755))
+			// What a tidy or a prune would remove, were it to follow the link: a set
+			// without its JSON, a temporary file, and a whole old set.
+			for _, name := range []string{"session-20260101T000000Z-000001.md", ".ctx-tmp-session-x-1-1",
+				"session-20250101T000000Z-000001.json", "session-20250101T000000Z-000001.yaml"} {
+				must(t, os.WriteFile(filepath.Join(outside, "sessions", name), []byte("x"), 0o644))
+			}
 			mustSymlink(t, filepath.Join(outside, "sessions"), filepath.Join(ws, ".ctx", "sessions"))
 			return ".ctx/sessions"
 		}, "1"},

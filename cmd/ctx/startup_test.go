@@ -29,13 +29,17 @@ func TestPackagesDoNoWorkAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ctx --version: %v\n%s", err, out)
 	}
-	seen := 0
+	traced := 0
 	for _, line := range strings.Split(string(out), "\n") {
 		m := initLine.FindStringSubmatch(strings.TrimSpace(line))
-		if m == nil || !strings.HasPrefix(m[1], "github.com/ctxtools/ctx") {
+		if m == nil {
 			continue
 		}
-		seen++
+		traced++
+		// The command's own package is traced as "main".
+		if m[1] != "main" && !strings.HasPrefix(m[1], "github.com/ctxtools/ctx") {
+			continue
+		}
 		bytes, _ := strconv.Atoi(m[2])
 		allocs, _ := strconv.Atoi(m[3])
 		if bytes > initBudgetBytes || allocs > initBudgetAllocs {
@@ -43,7 +47,9 @@ func TestPackagesDoNoWorkAtStart(t *testing.T) {
 				m[1], bytes, allocs, initBudgetBytes, initBudgetAllocs)
 		}
 	}
-	if seen == 0 {
-		t.Fatalf("no init lines of ctx's packages in GODEBUG=inittrace=1 output:\n%s", out)
+	// A package with nothing left to initialise is not traced at all; the standard
+	// library always is, so no line at all means the trace did not work.
+	if traced == 0 {
+		t.Fatalf("no init lines in GODEBUG=inittrace=1 output:\n%s", out)
 	}
 }

@@ -26,7 +26,7 @@ const FoldersFile = "projects-folders.bin"
 
 const (
 	foldersMagic   = "ctx project folders\n"
-	foldersVersion = 1
+	foldersVersion = 2
 )
 
 // Kinds of a cached entry.

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ import (
 const IndexFile = "projects-index.bin"
 
 // indexVersion changes whenever what the index stores or how a project is read does.
-const indexVersion = 2
+const indexVersion = 3
 
 // racyWindow: files changed this recently are read again on the next scan.
 const racyWindow = 2 * time.Second
@@ -58,14 +59,19 @@ type indexEntry struct {
 }
 
 // fileStamp is what a stat says of a path: when its content or its entries last
-// changed, its size and its mode (through links); Missing when it does not exist.
+// changed, its size and its mode (through links); Missing when it does not exist. On
+// Unix it also holds the inode and the status change time (ctime), which no tool can
+// set: a file swapped in with the same size and an old modification time (tar, rsync
+// -a, cp -p), or one whose owner changed, has another stamp.
 type fileStamp struct {
-	Path    string      `json:"path"` // relative to the project folder`
-	Size    int64       `json:"size"`
-	ModTime int64       `json:"mtime"`
-	Mode    fs.FileMode `json:"mode"`
-	Link    bool        `json:"link,omitempty"`
-	Missing bool        `json:"missing,omitempty"`
+	Path    string
+	Size    int64
+	ModTime int64
+	Ctime   int64 // 0 where the system does not say (stamp_other.go)
+	Ino     uint64
+	Mode    fs.FileMode
+	Link    bool
+	Missing bool
 }
 
 func stampOf(path string) fileStamp {
@@ -79,6 +85,7 @@ func stampOf(path string) fileStamp {
 		return s
 	}
 	s.Size, s.ModTime, s.Mode = fi.Size(), fi.ModTime().UnixNano(), fi.Mode()
+	s.Ctime, s.Ino = statExtra(fi)
 	if fi.IsDir() {
 		s.Size = 0 // a folder's size says nothing its modification time does not
 	}
@@ -257,6 +264,9 @@ func (ws *Workspace) scanIndexed(folders []Folder, opts ReadOptions) []*Project 
 	if changed {
 		idx.Entries = next
 		ws.saveIndex(path, idx)
+	}
+	if slices.Contains(hits, false) {
+		ws.pruneStepsCache(out) // a listing that read projects: drop what it did not meet
 	}
 	return out
 }

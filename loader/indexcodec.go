@@ -68,6 +68,8 @@ func (e *indexEncoder) stamp(s fileStamp) {
 	e.str(s.Path)
 	e.int(s.Size)
 	e.int(s.ModTime)
+	e.int(s.Ctime)
+	e.uint(s.Ino)
 	e.uint(uint64(s.Mode))
 	e.bool(s.Link)
 	e.bool(s.Missing)
@@ -212,7 +214,7 @@ func (d *indexDecoder) str() string {
 }
 
 func (d *indexDecoder) stamp() fileStamp {
-	s := fileStamp{Path: d.str(), Size: d.int(), ModTime: d.int()}
+	s := fileStamp{Path: d.str(), Size: d.int(), ModTime: d.int(), Ctime: d.int(), Ino: d.uint()}
 	mode := d.uint()
 	if mode > math.MaxUint32 {
 		d.err = errIndexCorrupt

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
@@ -31,7 +32,7 @@ const stepsCacheMin = 8 << 10
 const (
 	stepsDir     = "steps"
 	stepsMagic   = "ctx steps\n"
-	stepsVersion = 1
+	stepsVersion = 2
 )
 
 // stepsReading is what a steps file gave: its progress and first open tasks.
@@ -116,4 +117,26 @@ func saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
 		return
 	}
 	_ = durable.ReplaceFile(cache, e.finish(), 0o644)
+}
+
+// pruneStepsCache removes the cache entries of steps files none of projects has (a
+// project renamed, renumbered or deleted), after a full listing that read projects: the
+// folder never grows past the steps files there are.
+func (ws *Workspace) pruneStepsCache(projects []*Project) {
+	dir := ws.StatePath("state", stepsDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	keep := make(map[string]bool, len(projects))
+	for _, p := range projects {
+		if p != nil && p.Steps != "" {
+			keep[filepath.Base(ws.stepsCachePath(p.Steps))] = true
+		}
+	}
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".bin") && !keep[name] && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
+	}
 }

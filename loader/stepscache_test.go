@@ -85,6 +85,22 @@ func TestStepsCacheNeverChangesProgress(t *testing.T) {
 	}
 	check("a task checked")
 
+	// Swapped for a file of the same size and the same modification time, as tar,
+	// rsync -a or cp -p leave one: the inode and the status change time tell.
+	if stampsSeeCtime {
+		fi, err := os.Stat(steps)
+		must(t, err)
+		swap := steps + ".new"
+		must(t, os.WriteFile(swap, []byte(bigSteps(600, 9)), 0o644))
+		must(t, os.Chtimes(swap, fi.ModTime(), fi.ModTime()))
+		read("1") // the cache holds the file before the swap
+		must(t, os.Rename(swap, steps))
+		if p := read("1"); p.Progress.TasksCompleted != 9 {
+			t.Errorf("after a same-size, same-time swap: %d done, want 9", p.Progress.TasksCompleted)
+		}
+		check("a file swapped with the same size and time")
+	}
+
 	// Edited moments ago: read, and not cached.
 	must(t, os.Remove(cache))
 	must(t, os.WriteFile(steps, []byte(bigSteps(600, 12)), 0o644))
@@ -112,6 +128,21 @@ func TestStepsCacheNeverChangesProgress(t *testing.T) {
 		t.Fatal("the other file's entry was not written")
 	}
 	check("another file's cache")
+
+	// A listing that read projects removes the entries of steps files that are gone.
+	orphan := filepath.Join(filepath.Dir(cache), "00000000deadbeef.bin")
+	must(t, os.WriteFile(orphan, []byte("x"), 0o644))
+	read("1")
+	must(t, os.MkdirAll(filepath.Join(root, "02-projects", "03-new"), 0o755)) // read, not indexed
+	if _, err := ws.Scan(ReadOptions{Progress: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("an orphan entry survived a listing: %v", err)
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Errorf("a listing removed a live entry: %v", err)
+	}
 
 	// A small steps file is parsed, never cached.
 	small := filepath.Join(root, "02-projects", "02-small", "01-planning", "steps.md")

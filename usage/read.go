@@ -246,8 +246,9 @@ type entry struct {
 	} `json:"compactMetadata"`
 }
 
-// maxTokens keeps a sum of hostile counts from overflowing; no window comes near it.
-const maxTokens = 1 << 40
+// maxTokens keeps a sum of hostile counts from overflowing, even in a 32-bit int (four
+// counts of at most 2^28); no window comes near it (the largest are a few million).
+const maxTokens = 1 << 28
 
 func tokenSum(counts ...int) int {
 	sum := 0

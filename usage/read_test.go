@@ -207,6 +207,16 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 // readCounting reads path as Read does and returns the usage and the bytes read.
 func readCounting(t testing.TB, path string) (*Usage, int64) {
 	t.Helper()
+	u, n, err := readCountingErr(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, n
+}
+
+// readCountingErr is readCounting that returns the read's error.
+func readCountingErr(t testing.TB, path string) (*Usage, int64, error) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -218,10 +228,7 @@ func readCounting(t testing.TB, path string) (*Usage, int64) {
 	}
 	c := &countingReader{r: f}
 	u, err := readTail(c, info.Size(), Config{}, Client{}, defaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u, c.n.Load()
+	return u, c.n.Load(), err
 }
 
 func TestReadOnlyTheTail(t *testing.T) {

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ctxtools/ctx/resume"
 )
 
@@ -195,23 +193,6 @@ func checkWholeProject(dir, id, tail string) error {
 		}
 	}
 	return nil
-}
-
-// frontmatterOf parses the YAML between a document's opening and closing --- lines.
-func frontmatterOf(doc []byte) (map[string]any, error) {
-	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
-	if !ok {
-		return nil, errors.New("no opening --- line")
-	}
-	end := bytes.Index(rest, []byte("\n---\n"))
-	if end < 0 {
-		return nil, errors.New("no closing --- line")
-	}
-	var fm map[string]any
-	if err := yaml.Unmarshal(rest[:end+1], &fm); err != nil {
-		return nil, fmt.Errorf("frontmatter: %w", err)
-	}
-	return fm, nil
 }
 
 // listedProject is what the test reads of a project in `ctx projects --json`.

@@ -190,8 +190,8 @@ func readResume(t *testing.T, ws string) []byte {
 	return doc
 }
 
-// parseFrontmatter parses the YAML between the opening and closing --- lines.
-func parseFrontmatter(doc []byte) (map[string]any, error) {
+// frontmatterOf parses the YAML between a document's opening and closing --- lines.
+func frontmatterOf(doc []byte) (map[string]any, error) {
 	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
 	if !ok {
 		return nil, errors.New("no opening --- line")
@@ -203,6 +203,15 @@ func parseFrontmatter(doc []byte) (map[string]any, error) {
 	var fm map[string]any
 	if err := yaml.Unmarshal(rest[:end+1], &fm); err != nil {
 		return nil, fmt.Errorf("frontmatter: %w", err)
+	}
+	return fm, nil
+}
+
+// parseFrontmatter parses the frontmatter of project 01-alpha's save point.
+func parseFrontmatter(doc []byte) (map[string]any, error) {
+	fm, err := frontmatterOf(doc)
+	if err != nil {
+		return nil, err
 	}
 	if fm["project_id"] != "01-alpha" {
 		return nil, fmt.Errorf("frontmatter: project_id = %v, want 01-alpha", fm["project_id"])

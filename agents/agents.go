@@ -529,8 +529,6 @@ func KindOf(err error) Kind {
 	var amb *AmbiguousError
 	var se *StateError
 	switch {
-	case err == nil:
-		return KindFailure
 	case errors.As(err, &nn), errors.As(err, &conflict):
 		return KindNotNow
 	case errors.As(err, &nf):

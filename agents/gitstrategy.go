@@ -152,9 +152,10 @@ func (c *Checkpoint) undoStrategy(goOn bool) (note string, err error) {
 				// Refused before touching anything: a file of the stash is in the way
 				// (made or changed while paused). The tree is as the person left it.
 				var ge *gitError
-				if errors.As(err, &ge) && len(filesInTheWay(ge.stderr)) > 0 {
-					inWay := filesInTheWay(ge.stderr)
-					return "", &ConflictError{Files: inWay, Stash: c.Stash}
+				if errors.As(err, &ge) {
+					if inWay := filesInTheWay(ge.stderr); len(inWay) > 0 {
+						return "", &ConflictError{Files: inWay, Stash: c.Stash}
+					}
 				}
 				return "", fmt.Errorf("git stash apply %s: %w; the stash is kept", short(c.Stash), err)
 			}

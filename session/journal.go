@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -475,7 +476,7 @@ func summarizeAction(l JournalLine) string {
 	case LineAssistantResponse:
 		s = field("text")
 	default:
-		s = firstNonEmpty(field("summary"), field("event"), field("message"), field("text"))
+		s = cmp.Or(field("summary"), field("event"), field("message"), field("text"))
 	}
 	if s == "" && len(data) > 0 {
 		s = oneLine(string(l.Data))

@@ -87,7 +87,7 @@ func (s Snapshots) prune(opts PruneOptions) ([]PrunedSet, int, error) {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, compareIDs) // newest first
-	latest, _ := s.latestID()
+	latest, _ := s.LatestID()
 	cutoff := opts.Now.Add(-opts.OlderThan)
 
 	var pruned []PrunedSet

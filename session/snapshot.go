@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,7 +254,7 @@ func (s Snapshots) nextID(now time.Time) (string, error) {
 	now = now.UTC()
 	stamp := now.Format(stampLayout) + fmt.Sprintf("-%06d", now.Nanosecond()/1000)
 	n := 1
-	if prev, err := s.latestID(); err == nil {
+	if prev, err := s.LatestID(); err == nil {
 		if pstamp, pn := idKey(prev); len(pstamp) == stampLen && compareKeys(stamp, n, pstamp, pn) <= 0 {
 			stamp, n = pstamp, pn+1
 		}
@@ -434,7 +435,7 @@ func (s Snapshots) Read(id string) (*Snapshot, error) {
 // latest returns the id LatestFile names, or, when that file is missing or names no
 // snapshot (a copy of the folder, a hand-deleted snapshot), the newest one present.
 func (s Snapshots) latest() (string, error) {
-	if id, err := s.latestID(); err == nil {
+	if id, err := s.LatestID(); err == nil {
 		if _, err := os.Stat(filepath.Join(s.Dir, id+".json")); err == nil {
 			return id, nil
 		}
@@ -449,8 +450,8 @@ func (s Snapshots) latest() (string, error) {
 	return ids[0], nil
 }
 
-// latestID returns the id on the first line of LatestFile.
-func (s Snapshots) latestID() (string, error) {
+// LatestID returns the id on the first line of LatestFile.
+func (s Snapshots) LatestID() (string, error) {
 	data, err := os.ReadFile(filepath.Join(s.Dir, LatestFile))
 	if err != nil {
 		return "", err
@@ -512,7 +513,7 @@ func (s *Snapshot) Markdown() []byte {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
 	if s.Project != nil {
-		p("# Session snapshot: %s\n\n", oneLine(firstNonEmpty(s.Project.Name, s.Project.ID)))
+		p("# Session snapshot: %s\n\n", oneLine(cmp.Or(s.Project.Name, s.Project.ID)))
 	} else {
 		p("# Session snapshot: workspace\n\n")
 	}
@@ -662,15 +663,6 @@ func firstNonNil(vs ...any) any {
 		}
 	}
 	return nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // oneLine keeps a value on its list item or heading line.

@@ -1,12 +1,11 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,8 +49,7 @@ type hub struct {
 	screens map[string]string // the last screen sent per agent
 	// notify, when set, hears of the events a person wants to be told of (an agent
 	// needs input, exited, failed); it is called outside the hub's lock.
-	notify  func(event string, r Row, text string)
-	pending []notification
+	notify func(event string, r Row, text string)
 }
 
 // notification is one call of hub.notify waiting for the lock to be released.
@@ -196,10 +194,9 @@ func (h *hub) screen(id, text string) {
 
 // update compares the agents now with the rows last seen and publishes what changed.
 func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
+	var pending []notification // told once the lock is released
 	h.mu.Lock()
 	defer func() {
-		pending := h.pending
-		h.pending = nil
 		h.mu.Unlock()
 		if h.notify != nil {
 			for _, n := range pending {
@@ -234,7 +231,7 @@ func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 			"detail": r.Detail, "since": r.Since, "source": source, "row": r})
 		if r.Group == "needs_input" && old.Group != "needs_input" {
 			h.publishLocked("agent.needs_input", map[string]any{"id": r.ID, "kind": r.Detail, "tool": r.Tool, "summary": r.Summary, "row": r})
-			h.pending = append(h.pending, notification{"agent.needs_input", firstNonEmpty(r.Summary, r.Detail), r})
+			pending = append(pending, notification{"agent.needs_input", cmp.Or(r.Summary, r.Detail), r})
 		}
 		if old.State == r.State {
 			continue
@@ -253,7 +250,7 @@ func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 			}
 			h.publishLocked("agent."+r.State, map[string]any{"id": r.ID, "reason": r.LastError, "last_lines": lines, "row": r})
 			if r.State != string(agents.Lost) {
-				h.pending = append(h.pending, notification{"agent." + r.State, r.LastError, r})
+				pending = append(pending, notification{"agent." + r.State, r.LastError, r})
 			}
 		}
 	}
@@ -329,10 +326,7 @@ func (s *Server) refresh(full bool) {
 // (a save, a close, an automatic save, an agent's pause): LATEST-SESSION.txt names it.
 func (s *Server) savedCheck() {
 	snaps := session.Snapshots{Dir: s.ws.StatePath("sessions")}
-	latest := ""
-	if b, err := os.ReadFile(filepath.Join(snaps.Dir, session.LatestFile)); err == nil {
-		latest = strings.TrimSpace(string(b))
-	}
+	latest, _ := snaps.LatestID() // "" when there is none (yet)
 	if !s.sawSaves {
 		s.sawSaves, s.lastSaved = true, latest // what was there at the start is no news
 		return

@@ -56,12 +56,3 @@ func (s *Server) runNotify(event string, r Row, text string) {
 		}
 	}()
 }
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}

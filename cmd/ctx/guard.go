@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -42,7 +43,7 @@ func guardFor(app *App, ws *loader.Workspace, cwd string, dirty func(string) boo
 	var errs []error
 	if ws != nil {
 		env.Workspace = ws.Root
-		env.Cwd = firstNonEmpty(cwd, ws.Root)
+		env.Cwd = cmp.Or(cwd, ws.Root)
 		env.ProjectsDir = ws.Config.ProjectsDir
 		env.PlanningDir = ws.Config.PlanningDir
 		env.ResumeFile = ws.Config.ResumeFile

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +24,7 @@ type journalOptions struct {
 }
 
 func (o *journalOptions) sessionID() string {
-	return firstNonEmpty(o.SessionID, o.Getenv(session.EnvSessionID), session.UnknownSession)
+	return cmp.Or(o.SessionID, o.Getenv(session.EnvSessionID), session.UnknownSession)
 }
 
 func newJournalCmd(app *App) *cobra.Command {

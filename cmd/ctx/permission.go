@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 
@@ -51,7 +52,7 @@ func hookPermissionRequest(h *hookRun) error {
 		h.configProblem(problems, "what is broken is left out; the built-in guard rules stay in force")
 	}
 	req := guard.Request{Tool: h.Payload.ToolName, Command: h.Payload.Command(), File: h.Payload.ToolInput.File(),
-		Cwd: firstNonEmpty(h.Payload.Cwd, h.WS.Root)}
+		Cwd: cmp.Or(h.Payload.Cwd, h.WS.Root)}
 	a := ap.Decide(req)
 	auditErr := h.audit(req, a)
 	var err error

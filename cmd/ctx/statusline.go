@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,7 @@ func runStatusLine(opts *statusLineOptions) error {
 		opts.Warn("statusline: %v; nothing recorded", inErr)
 	}
 	if inErr == nil && in.ContextWindow.Size > 0 {
-		ws, _ := opts.workspaceFrom(firstNonEmpty(in.Workspace.ProjectDir, in.Workspace.CurrentDir, in.Cwd))
+		ws, _ := opts.workspaceFrom(cmp.Or(in.Workspace.ProjectDir, in.Workspace.CurrentDir, in.Cwd))
 		rt, _ := session.OpenRuntime(opts.Getenv)
 		err := session.RecordWindow(ws, rt, session.WindowRecord{
 			SessionID: in.SessionID, Window: in.ContextWindow.Size, Model: in.Model.ID, At: opts.Now().UTC(),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -190,7 +191,7 @@ func (h *hookRun) firstRun() bool {
 // point: its environment (hooks inherit the client's), its settings files for the
 // project the hook runs in, and the running client's flags.
 func (h *hookRun) client() usage.Client {
-	c := usage.DetectClient(h.Getenv, h.Getenv("HOME"), firstNonEmpty(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
+	c := usage.DetectClient(h.Getenv, h.Getenv("HOME"), cmp.Or(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
 	c.KnownWindow = session.KnownWindow(h.WS, h.Getenv, h.SessionID) // what `ctx statusline` recorded
 	return c
 }
@@ -262,7 +263,7 @@ func hookPreCompact(h *hookRun) error {
 func hookSessionStart(h *hookRun) error {
 	rt, _ := session.OpenRuntime(h.Getenv)
 	text, err := session.OnSessionStart(h.WS, session.Start{
-		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Cwd: firstNonEmpty(h.Payload.Cwd, h.WS.Root),
+		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Cwd: cmp.Or(h.Payload.Cwd, h.WS.Root),
 		Source: h.Payload.Source, PromptID: h.Payload.PromptID, ClaudePID: h.Getenv(session.EnvClaudePID), Runtime: rt,
 		Paused: h.paused(), Client: h.client(), Now: h.Now(), Deadline: time.Now().Add(sessionEndBudget),
 	})
@@ -364,13 +365,4 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	case <-time.After(wait):
 		return nil, nil // the reader goroutine ends with the process
 	}
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

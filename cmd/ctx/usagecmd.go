@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -65,7 +66,7 @@ func runUsage(opts *usageOptions) error {
 	}
 	path := opts.Transcript
 	if path == "" {
-		id := firstNonEmpty(opts.SessionID, opts.Getenv(session.EnvSessionID))
+		id := cmp.Or(opts.SessionID, opts.Getenv(session.EnvSessionID))
 		if id == "" {
 			return inputError(errors.New("usage: pass --transcript PATH or --session-id ID (no $CLAUDE_CODE_SESSION_ID here)"))
 		}
@@ -73,9 +74,9 @@ func runUsage(opts *usageOptions) error {
 			return inputError(fmt.Errorf("usage: no transcript known for session %q; pass --transcript PATH", id))
 		}
 	}
-	client := usage.DetectClient(opts.Getenv, "", firstNonEmpty(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
+	client := usage.DetectClient(opts.Getenv, "", cmp.Or(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
 	if id, _ := session.CurrentID(opts.Getenv); opts.SessionID != "" || id != "" {
-		client.KnownWindow = session.KnownWindow(ws, opts.Getenv, firstNonEmpty(opts.SessionID, id))
+		client.KnownWindow = session.KnownWindow(ws, opts.Getenv, cmp.Or(opts.SessionID, id))
 	}
 	for _, problem := range client.Problems {
 		opts.Warn("claude code settings: %s", problem)

@@ -63,11 +63,12 @@ func TestReadMaxScanBytes(t *testing.T) {
 		content string
 		max     int64
 		unknown bool
+		source  string // what a read that ends tells the usage from
 	}{
-		{"within", laterAssistant + tail(512<<10), 1 << 20, false},
-		{"past", laterAssistant + tail(2<<20), 1 << 20, true},
-		{"past the default, within the setting", laterAssistant + tail(33<<20), 40 << 20, false},
-		{"a file no longer than the bound, with no usage yet", tail(512 << 10), 1 << 20, false},
+		{"within", laterAssistant + tail(512<<10), 1 << 20, false, "assistant"},
+		{"past", laterAssistant + tail(2<<20), 1 << 20, true, ""},
+		{"past the default, within the setting", laterAssistant + tail(33<<20), 40 << 20, false, "assistant"},
+		{"a file no longer than the bound, with no usage yet", tail(512 << 10), 1 << 20, false, "none"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "session.jsonl")
@@ -87,6 +88,9 @@ func TestReadMaxScanBytes(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if string(u.Source) != tt.source {
+				t.Errorf("usage from %q (%d tokens), want from %q", u.Source, u.TokensUsed, tt.source)
 			}
 		})
 	}

@@ -200,54 +200,68 @@ func cmdBoundary(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdDigest writes `digest FILE DIR...`: a line for every file, folder and link under
-// each DIR (and for a DIR that does not exist), with its mode, modification time, size
-// and a hash of its content. `cmp` of two digests shows whether anything on disk
-// changed, even a file rewritten with the same bytes or a temporary file removed again.
+// cmdDigest writes `digest FILE DIR...`: digestTree of each DIR. `cmp` of two digests
+// shows whether anything on disk changed, even a file rewritten with the same bytes or a
+// temporary file removed again.
 func cmdDigest(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: digest FILE DIR...")
 	}
 	var b strings.Builder
 	for _, dir := range args[1:] {
-		root := ts.MkAbs(dir)
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if path == root && errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(&b, "%s absent\n", dir)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, path)
-			name := filepath.ToSlash(filepath.Join(dir, rel))
-			line := fmt.Sprintf("%s %v %d %d", name, info.Mode(), info.ModTime().UnixNano(), info.Size())
-			switch {
-			case info.Mode().IsRegular():
-				data, err := os.ReadFile(path)
-				if err != nil {
-					return err
-				}
-				line += fmt.Sprintf(" %x", sha256.Sum256(data))
-			case info.Mode()&fs.ModeSymlink != 0:
-				target, err := os.Readlink(path)
-				if err != nil {
-					return err
-				}
-				line += " -> " + target
-			}
-			b.WriteString(line + "\n")
-			return nil
-		})
-		if err != nil {
+		if err := digestTree(&b, dir, ts.MkAbs(dir)); err != nil {
 			ts.Fatalf("digest: %v", err)
 		}
 	}
 	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644); err != nil {
 		ts.Fatalf("digest: %v", err)
 	}
+}
+
+// digestTree writes to b a line for every file, folder and link under root (and one for
+// a root that does not exist), named from name down: its mode, modification time, size
+// and a hash of its content or the link's target. The tests that prove a command wrote
+// nothing compare two of them.
+func digestTree(b *strings.Builder, name, root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if path == root && errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(b, "%s absent\n", name)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		line := fmt.Sprintf("%s %v %d %d", filepath.ToSlash(filepath.Join(name, rel)), info.Mode(), info.ModTime().UnixNano(), info.Size())
+		switch {
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" %x", sha256.Sum256(data))
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			line += " -> " + target
+		}
+		b.WriteString(line + "\n")
+		return nil
+	})
+}
+
+// treeDigest is digestTree of dir, for a test.
+func treeDigest(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := digestTree(&b, ".", dir); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

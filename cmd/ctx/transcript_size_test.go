@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,29 +48,6 @@ func runTimed(t *testing.T, bin, ws, stdin string, env []string, args ...string)
 		t.Fatalf("ctx %s: %v", strings.Join(args, " "), err)
 	}
 	return r
-}
-
-// treeDigest lists every file under dir with its size and hash, one per line.
-func treeDigest(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		sum := sha256.Sum256(data)
-		b.WriteString(rel + " " + hex.EncodeToString(sum[:8]) + "\n")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestGiantTranscriptHooksStayFast runs the hooks that read usage, and `ctx usage`, on

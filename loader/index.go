@@ -39,23 +39,23 @@ const indexVersion = 3
 const racyWindow = 2 * time.Second
 
 type projectIndex struct {
-	Version int                   `json:"version"`
-	Key     string                `json:"key"` // the workspace and layout it was made for
-	Entries map[string]indexEntry `json:"entries"`
+	Version int
+	Key     string // the workspace and layout it was made for
+	Entries map[string]indexEntry
 }
 
 // indexEntry is one project as reading gave it, with the stamps it depends on.
 type indexEntry struct {
-	Stamps       []fileStamp `json:"stamps"`
-	Name         string      `json:"name"`
-	Status       string      `json:"status"`
-	Description  string      `json:"description,omitempty"`
-	Progress     Progress    `json:"progress"`
-	Problems     []string    `json:"problems"`
-	Overview     string      `json:"overview,omitempty"`
-	Plan         string      `json:"plan,omitempty"`
-	Steps        string      `json:"steps,omitempty"`
-	StepsProblem string      `json:"steps_problem,omitempty"`
+	Stamps       []fileStamp
+	Name         string
+	Status       string
+	Description  string
+	Progress     Progress
+	Problems     []string
+	Overview     string
+	Plan         string
+	Steps        string
+	StepsProblem string
 }
 
 // fileStamp is what a stat says of a path: when its content or its entries last
@@ -76,10 +76,11 @@ type fileStamp struct {
 
 func stampOf(path string) fileStamp {
 	s := fileStamp{Path: path}
-	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+	fi, err := os.Lstat(path) // one stat for all but links
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		s.Link = true
+		fi, err = os.Stat(path)
 	}
-	fi, err := os.Stat(path)
 	if err != nil {
 		s.Missing = true
 		return s

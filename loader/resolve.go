@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -73,7 +71,7 @@ func (ws *Workspace) Resolve(query string) (*Project, error) {
 	}
 	// The start of an id, number included ("24-project-skills" for
 	// 24-project-skills-research): the number must be the project's own.
-	if idPrefixRE().MatchString(q) {
+	if _, _, ok := splitFolderName(q); ok {
 		lq := strings.ToLower(q)
 		if m := matchFolders(folders, func(f Folder) bool {
 			id := strings.ToLower(f.ID)
@@ -149,8 +147,6 @@ func matchFolders(folders []Folder, match func(Folder) bool) []Folder {
 	}
 	return out
 }
-
-var idPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+-.`) })
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 

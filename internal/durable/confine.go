@@ -147,7 +147,17 @@ func (d *dirMemo) get(dir string) string {
 	if ok && now.Sub(e.at) < d.ttl {
 		return e.resolved
 	}
-	r := resolve(dir, 0)
+	// A folder that is no link resolves as its parent does, with its own name: only the
+	// levels not remembered yet are walked.
+	r := ""
+	if parent, base := filepath.Split(dir); base != "" && parent != "" {
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			r = filepath.Join(d.get(filepath.Clean(parent)), base)
+		}
+	}
+	if r == "" {
+		r = resolve(dir, 0)
+	}
 	d.Lock()
 	if len(d.m) > 256 {
 		clear(d.m)

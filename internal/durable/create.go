@@ -17,25 +17,12 @@ func CreateExclusive(path string, data []byte, perm os.FileMode) (bool, error) {
 	if err := CheckInside(path); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	tmpName, err := writeTemp(filepath.Dir(path), filepath.Base(path), data, perm, true)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
-	err = os.Link(tmp.Name(), path)
+	defer func() { _ = os.Remove(tmpName) }()
+	err = os.Link(tmpName, path)
 	switch {
 	case err == nil:
 		return true, nil

@@ -49,27 +49,11 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 	if dir == "" {
 		dir = "."
 	}
-	// The writer's process id is in the name: a temporary file whose writer is gone
-	// can be removed by anyone (RemoveDeadTemps), lock or not.
-	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-"+strconv.Itoa(os.Getpid())+"-*")
+	tmpName, err := writeTemp(dir, base, data, perm, durable)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmpName := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil && durable {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmpName, path)
-	}
-	if err != nil {
+	if err := os.Rename(tmpName, path); err != nil {
 		_ = os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -77,6 +61,31 @@ func replace(path string, data []byte, perm os.FileMode, durable bool) error {
 		return SyncDir(dir)
 	}
 	return nil
+}
+
+// writeTemp writes data to a new temporary file for base in dir and returns its path;
+// on an error nothing is left. The writer's process id is in the name: a temporary
+// file whose writer is gone can be removed by anyone (RemoveDeadTemps), lock or not.
+func writeTemp(dir, base string, data []byte, perm os.FileMode, sync bool) (string, error) {
+	tmp, err := os.CreateTemp(dir, TempPrefix+base+"-"+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil && sync {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // ReplaceLocked is ReplaceFile for a caller holding the lock every writer of path takes

@@ -89,7 +89,7 @@ func TestReadMaxScanBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(u.Source) != tt.source {
+			if u.Source != tt.source {
 				t.Errorf("usage from %q (%d tokens), want from %q", u.Source, u.TokensUsed, tt.source)
 			}
 		})

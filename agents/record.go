@@ -173,26 +173,12 @@ func (s Store) Create(r *Record) error {
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return fmt.Errorf("agents: %w", err)
 	}
-	s.removeStaleTemps(time.Now())
-	dir := s.AgentDir(r.ID)
-	// A rename would replace an empty folder of that name: refuse, as a mkdir would.
-	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
-		if err == nil {
-			err = os.ErrExist
-		}
-		return fmt.Errorf("agent %s: %w", r.ID, err)
-	}
-	tmp := s.tempDir(r.ID)
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		return fmt.Errorf("agent %s: %w", r.ID, err)
-	}
+	durable.RemoveStaleDirs(s.Dir, tempPrefix, time.Now())
 	r.SchemaVersion = SchemaVersion
-	err := s.writeTo(filepath.Join(tmp, filepath.Base(s.recordPath(r.ID))), r)
-	if err == nil {
-		err = os.Rename(tmp, dir)
-	}
+	err := durable.BuildDir(s.AgentDir(r.ID), tempPrefix+r.ID+"-", func(tmp string) error {
+		return s.writeTo(filepath.Join(tmp, filepath.Base(s.recordPath(r.ID))), r)
+	})
 	if err != nil {
-		_ = os.RemoveAll(tmp)
 		return fmt.Errorf("agent %s: %w", r.ID, err)
 	}
 	return nil
@@ -214,27 +200,6 @@ func (s Store) writeTo(path string, r *Record) error {
 // tempPrefix begins the names of the folders of agents being created or removed; they
 // are not agent ids, so List never reads them.
 const tempPrefix = durable.TempPrefix + "agent-"
-
-// staleTempAge is how old a temporary folder must be before it is deleted, so that a
-// Create or Remove still running is not disturbed.
-const staleTempAge = time.Minute
-
-func (s Store) tempDir(id string) string {
-	return filepath.Join(s.Dir, fmt.Sprintf("%s%s-%d-%d", tempPrefix, id, os.Getpid(), time.Now().UnixNano()))
-}
-
-// removeStaleTemps deletes the temporary folders that killed Creates and Removes left.
-func (s Store) removeStaleTemps(now time.Time) {
-	entries, _ := os.ReadDir(s.Dir)
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleTempAge {
-			_ = os.RemoveAll(filepath.Join(s.Dir, e.Name()))
-		}
-	}
-}
 
 // Load reads a record.
 func (s Store) Load(id string) (*Record, error) {
@@ -358,8 +323,8 @@ func (s Store) Remove(id string) error {
 	if !validID(id) {
 		return fmt.Errorf("agent %q: not an agent id", id)
 	}
-	s.removeStaleTemps(time.Now())
-	tmp := s.tempDir(id)
+	durable.RemoveStaleDirs(s.Dir, tempPrefix, time.Now())
+	tmp := durable.TempDirIn(s.Dir, tempPrefix+id+"-")
 	if err := os.Rename(s.AgentDir(id), tmp); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil

@@ -59,33 +59,18 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 		if err := durable.MkdirAll(projects, 0o755); err != nil {
 			return err
 		}
-		removeStaleBuilds(projects, time.Now())
+		durable.RemoveStaleDirs(projects, NewTempPrefix, time.Now())
 		n, err := nextNumber(ws)
 		if err != nil {
 			return err
 		}
 		id := fmt.Sprintf("%02d-%s", n, slug)
 		dir := filepath.Join(projects, id)
-		// A rename would replace an empty folder of that name: refuse, as a mkdir would.
-		if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
-			if err == nil {
-				err = os.ErrExist
-			}
-			return fmt.Errorf("create %s: %w", ws.Rel(dir), err)
-		}
-		tmp := filepath.Join(projects, fmt.Sprintf("%s%d-%d", NewTempPrefix, os.Getpid(), time.Now().UnixNano()))
-		if err := os.Mkdir(tmp, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", ws.Rel(tmp), err)
-		}
-		err = fill(ws, tmp, id, n, np)
-		if err == nil {
-			err = durable.SyncDir(tmp) // the entries of its subfolders
-		}
-		if err == nil {
-			err = os.Rename(tmp, dir)
-		}
+		err = durable.BuildDir(dir, NewTempPrefix, func(tmp string) error { return fill(ws, tmp, id, n, np) })
 		if err != nil {
-			_ = os.RemoveAll(tmp) // a half-made project helps no one
+			if errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("create %s: %w", ws.Rel(dir), err)
+			}
 			return err
 		}
 		// The project is whole from here on: should this sync fail, a crash of the machine
@@ -133,26 +118,6 @@ func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) error {
 // projectFolder is the folder of project id, as the loader would list it, kept in dir.
 func projectFolder(ws *loader.Workspace, dir, id string, n int) loader.Folder {
 	return loader.Folder{ID: id, Number: n, Slug: strings.TrimPrefix(id, fmt.Sprintf("%02d-", n)), Dir: dir, Rel: ws.Rel(dir)}
-}
-
-// staleBuildAge is how old a temporary project folder must be before a creation
-// removes it. Creations in a workspace hold its lock, so a folder found is normally a
-// killed one's; the margin spares a creation running under another lock (a second
-// workspace configured with the same projects folder).
-const staleBuildAge = time.Minute
-
-// removeStaleBuilds removes the temporary folders that killed creations left in the
-// projects folder.
-func removeStaleBuilds(projects string, now time.Time) {
-	entries, _ := os.ReadDir(projects)
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), NewTempPrefix) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > staleBuildAge {
-			_ = os.RemoveAll(filepath.Join(projects, e.Name()))
-		}
-	}
 }
 
 // Slug turns a name into a folder slug: lowercase letters and digits (of any script)

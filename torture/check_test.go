@@ -122,8 +122,8 @@ func (w *world) projectFolderRE() *regexp.Regexp {
 
 // A creation builds a project in a folder named stagingPrefix… in 02-projects and
 // renames it into place; one that is killed leaves that folder, which the next creation
-// removes once it is older than stagingStale (resume/new.go: NewTempPrefix,
-// staleBuildAge). The temporary files inside such a folder are its own, not litter of
+// removes once it is older than stagingStale (resume/new.go: NewTempPrefix;
+// durable.StaleDirAge). The temporary files inside such a folder are its own, not litter of
 // the final saves.
 const (
 	stagingPrefix = ".ctx-new-"

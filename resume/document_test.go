@@ -236,7 +236,9 @@ func TestSetSessionEntry(t *testing.T) {
 
 func TestEnsureSections(t *testing.T) {
 	d := mustParse(t, sample)
-	tmpl := []byte("# T\n## Quick Context\nq\n## Session History\n## Critical Context to Remember\n### Key Decisions\n## Files Modified This Project\n## Loading Sequence for Resume\n## Quick Start Commands\n```bash\nctx load 1\n```\n## Compaction Detection\nc\n")
+	src := []byte("# T\n## Quick Context\nq\n## Session History\n## Critical Context to Remember\n### Key Decisions\n## Files Modified This Project\n## Loading Sequence for Resume\n## Quick Start Commands\n```bash\nctx load 1\n```\n## Compaction Detection\nc\n")
+	rendered := 0
+	tmpl := func() ([]byte, error) { rendered++; return src, nil }
 	nd, added, err := d.EnsureSections(tmpl, "Quick Start Commands", "Compaction Detection", "Session History", "Critical Context to Remember")
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +270,11 @@ func TestEnsureSections(t *testing.T) {
 	}
 	if strings.Join(added, ",") != "Critical Context to Remember" || !strings.Contains(string(nd.Bytes()), "## Critical Context to Remember\n") || strings.Contains(string(nd.Bytes()), "Key Decisions") {
 		t.Errorf("added %v:\n%s", added, nd.Bytes())
+	}
+	// Nothing missing: the template is not rendered at all.
+	before := rendered
+	if _, _, err := nd.EnsureSections(tmpl, "Critical Context to Remember"); err != nil || rendered != before {
+		t.Errorf("a document lacking nothing rendered the template (%d times), err %v", rendered-before, err)
 	}
 }
 

@@ -117,19 +117,22 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loader.Locate(rel, err), ErrNotWritten)
 	}
-	if tmpl == nil {
-		if tmpl, err = set.Render(templates.Resume, data); err != nil {
-			return nil, err
+	// The template is rendered only for a save that adds a section it lacks, at most
+	// once: a save of a whole save point, an automatic one in a hook included, skips it.
+	template := sync.OnceValues(func() ([]byte, error) {
+		if tmpl != nil {
+			return tmpl, nil
 		}
-	}
+		return set.Render(templates.Resume, data)
+	})
 	// The save edits the one parse in place and checks the result with one parse
 	// before it writes; an edit the model cannot follow sends it back to a parse after
 	// every edit, which gives the same bytes.
 	base := *saved
-	out, err := edit(ws, p, c, path, d, d.editedInPlace(), tmpl, saved)
+	out, err := edit(ws, p, c, path, d, d.editedInPlace(), template, saved)
 	if err != nil {
 		*saved = base
-		out, err = edit(ws, p, c, path, d, d, tmpl, saved)
+		out, err = edit(ws, p, c, path, d, d, template, saved)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", rel, err, ErrNotWritten)
@@ -146,7 +149,7 @@ func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) 
 
 // edit makes the save's edits to d (read) through start (d itself, or d edited in
 // place), and checks the frontmatter keys ctx does not own.
-func edit(ws *loader.Workspace, p *loader.Project, c Change, path string, read, start *Document, tmpl []byte, saved *Saved) (*Document, error) {
+func edit(ws *loader.Workspace, p *loader.Project, c Change, path string, read, start *Document, tmpl func() ([]byte, error), saved *Saved) (*Document, error) {
 	ctxSaved := read.savedByCtx() // before the sections this save adds
 	d, added, err := start.EnsureSections(tmpl, neededSections(read, c)...)
 	if err != nil {

@@ -187,7 +187,7 @@ var openSessionHeadingRE = sync.OnceValue(func() *regexp.Regexp {
 // body up to its first subsection; nothing else changes. A save names only the
 // sections it is about to write into, so a person's file never fills up with empty
 // template sections.
-func (d *Document) EnsureSections(template []byte, titles ...string) (*Document, []string, error) {
+func (d *Document) EnsureSections(template func() ([]byte, error), titles ...string) (*Document, []string, error) {
 	want := map[string]bool{}
 	missing := false
 	for _, t := range titles {
@@ -197,9 +197,13 @@ func (d *Document) EnsureSections(template []byte, titles ...string) (*Document,
 		}
 	}
 	if !missing {
-		return d, nil, nil // the template is not even read
+		return d, nil, nil // the template is not even rendered
 	}
-	tmplSections := markdown.Parse(template).Sections()
+	src, err := template()
+	if err != nil {
+		return nil, nil, err
+	}
+	tmplSections := markdown.Parse(src).Sections()
 	var order []markdown.Section
 	for _, s := range tmplSections {
 		if s.Level == 2 {
@@ -221,7 +225,7 @@ func (d *Document) EnsureSections(template []byte, titles ...string) (*Document,
 				end = sub.Start
 			}
 		}
-		text := string(template[ts.Start:end])
+		text := string(src[ts.Start:end])
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}

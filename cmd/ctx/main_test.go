@@ -165,15 +165,21 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 // boundary with TOKENS as its postTokens.
 func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
-		ts.Fatalf("usage: transcript FILE TOKENS [compact]")
+		ts.Fatalf("usage: transcript FILE TOKENS [compact | after BYTES]")
 	}
 	tokens, err := strconv.Atoi(args[1])
 	if err != nil {
 		ts.Fatalf("transcript: %v", err)
 	}
 	o := fixture.TranscriptOptions{Bytes: 40 << 10, FinalTokens: tokens}
-	if len(args) > 2 && args[2] == "compact" {
+	switch {
+	case len(args) > 2 && args[2] == "compact":
 		o = fixture.TranscriptOptions{Bytes: 40 << 10, FinalTokens: 150_000, CompactBoundaryAtEnd: true, PostTokens: tokens}
+	case len(args) > 3 && args[2] == "after":
+		// A tool result of BYTES after the last assistant line: how far back usage is.
+		if o.HugeToolResultAfter, err = strconv.Atoi(args[3]); err != nil {
+			ts.Fatalf("transcript: %v", err)
+		}
 	}
 	if err := fixture.WriteTranscript(ts.MkAbs(args[0]), o); err != nil {
 		ts.Fatalf("transcript: %v", err)

@@ -55,4 +55,33 @@ func TestNotifyCommand(t *testing.T) {
 	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
 		t.Errorf("the agent's text ran as code: %v", err)
 	}
+
+	// The agent's process ends (its pane stays, dead, as ctx's tmux keeps it): the person
+	// is told it exited. Another agent whose tmux session vanished is lost, which ctx
+	// reports on the page but does not notify.
+	lost := &agents.Record{ID: "a-lost01", Name: "gone", Project: "01-checkout-redesign", State: agents.Active, StateSince: now, CreatedAt: now,
+		Host: agents.HostInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-lost01"}}
+	if err := ts.store.Create(lost); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("tmux", "-L", socket, "set-option", "-t", "ctx-a-note01", "remain-on-exit", "on", ";",
+		"respawn-pane", "-k", "-t", "ctx-a-note01", "true").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	waitFor(t, func() bool {
+		r, _ := ts.hub.rowByID(rec.ID)
+		l, _ := ts.hub.rowByID(lost.ID)
+		return r.State == string(agents.Exited) && l.State == string(agents.Lost)
+	})
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(log)
+		got = string(b)
+		return strings.Count(got, "\n") >= 2
+	})
+	time.Sleep(300 * time.Millisecond) // a notification of the lost agent would be here by now
+	b, _ := os.ReadFile(log)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "agent.exited|noisy|") {
+		t.Errorf("notified %q, want the needs_input line, then agent.exited of noisy and nothing of the lost agent", lines)
+	}
 }

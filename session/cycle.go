@@ -161,9 +161,8 @@ func (c Cycles) PruneCycles(now, deadline time.Time) int {
 	return removeOlder(filepath.Join(c.StateDir, "cycles"), staleCycleAge, now, deadline)
 }
 
-// removeOlder removes the plain files in dir not modified for age before now, and the
-// temporary files killed writers left, stopping at deadline, and returns how many it
-// removed: state of sessions long over.
+// removeOlder removes the plain files in dir not modified for age before now, stopping
+// at deadline, and returns how many it removed: state of sessions long over.
 func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -175,11 +174,7 @@ func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
 			break
 		}
 		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		// A killed writer's temporary file goes at once.
-		if now.Sub(info.ModTime()) < age && !durable.DeadTemp(e.Name()) {
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < age {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {

@@ -180,8 +180,9 @@ func (r *Runtime) CleanStale(maxAge time.Duration, deadline time.Time) int {
 }
 
 // CleanWorkspaceTemps removes temporary files that killed writes left in a workspace's
-// .ctx folder (and its subfolders) more than maxAge ago, stopping at deadline. Younger
-// ones may belong to a write in progress.
+// .ctx folder (and its subfolders), stopping at deadline: at once when the name says
+// its writer is gone (durable.DeadTemp), else once older than maxAge (younger ones may
+// belong to a write in progress).
 func CleanWorkspaceTemps(stateDir string, maxAge time.Duration, deadline time.Time) int {
 	removed := 0
 	cutoff := time.Now().Add(-maxAge)
@@ -192,10 +193,18 @@ func CleanWorkspaceTemps(stateDir string, maxAge time.Duration, deadline time.Ti
 		if d.IsDir() || !strings.HasPrefix(d.Name(), durable.TempPrefix) {
 			return nil
 		}
-		if info, err := d.Info(); err == nil && info.ModTime().Before(cutoff) && os.Remove(path) == nil {
-			removed++
+		// A killed writer's file goes at once (its pid is gone), any other once old.
+		if durable.DeadTemp(d.Name()) || isOlder(d, cutoff) {
+			if os.Remove(path) == nil {
+				removed++
+			}
 		}
 		return nil
 	})
 	return removed
+}
+
+func isOlder(d os.DirEntry, cutoff time.Time) bool {
+	info, err := d.Info()
+	return err == nil && info.ModTime().Before(cutoff)
 }

@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// The sessions folder's .gitignore appears whole or not at all: what a killed write
-// leaves (a temporary file) is not the .gitignore, so the next call writes it, and an
-// emptied one, a person's choice, stays empty.
+// The sessions folder's .gitignore: what a killed write leaves (a temporary file) is
+// not taken for it, so the next call writes it, and an emptied one, a person's choice,
+// stays empty. That the write itself is whole or nothing, killed or not, is
+// durable.CreateExclusive's (TestCreateExclusiveKilledBeforeLink).
 func TestSessionsIgnoreWrittenWhole(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

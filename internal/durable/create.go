@@ -22,7 +22,7 @@ func CreateExclusive(path string, data []byte, perm os.FileMode) (bool, error) {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() { _ = os.Remove(tmpName) }()
-	err = os.Link(tmpName, path)
+	err = linkFile(tmpName, path)
 	switch {
 	case err == nil:
 		return true, nil
@@ -44,3 +44,7 @@ func CreateExclusive(path string, data []byte, perm os.FileMode) (bool, error) {
 	}
 	return true, nil
 }
+
+// linkFile is os.Link; a test stops a writer here, between its temporary file and the
+// link, to kill it there.
+var linkFile = os.Link

@@ -68,8 +68,17 @@ const EventStatus = "Status"
 // that names another event (hook_event_name) was sent to the wrong hook. One that
 // names none passes: the field is not needed to act.
 func (p *Payload) CheckEvent(want string) error {
-	if p.HookEventName != "" && p.HookEventName != want {
-		return fmt.Errorf("hook payload: a %s event, not %s", quote(p.HookEventName), want)
+	if err := CheckEventName(p.HookEventName, want); err != nil {
+		return fmt.Errorf("hook payload: %w", err)
+	}
+	return nil
+}
+
+// CheckEventName refuses an event name got that is set and is not want: the payload
+// of another event (as Claude Code gives every hook and the status line).
+func CheckEventName(got, want string) error {
+	if got != "" && got != want {
+		return fmt.Errorf("a %s event, not %s", quote(got), want)
 	}
 	return nil
 }

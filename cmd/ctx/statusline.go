@@ -133,8 +133,8 @@ func readStatusInput(data []byte) (statusInput, error) {
 	if err := json.Unmarshal(data, &in); err != nil && !errors.As(err, &te) {
 		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
-	if in.HookEventName != "" && in.HookEventName != hook.EventStatus {
-		return in, fmt.Errorf("status-line JSON: a %.40q event, not %s", in.HookEventName, hook.EventStatus)
+	if err := hook.CheckEventName(in.HookEventName, hook.EventStatus); err != nil {
+		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
 	if err := session.CheckSessionID(in.SessionID); err != nil {
 		return in, fmt.Errorf("status-line JSON: %w", err)

@@ -8,19 +8,22 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// Document is a Markdown file parsed once: its frontmatter (values and YAML node), and,
-// read on first use and then kept, its headings with their spans and its code blocks.
-// Every reader of a save point (the load, show, the save's own edits) asks one
-// Document instead of parsing the bytes again.
+// Document is a Markdown file parsed once: its frontmatter (where it lies, its values
+// and YAML node), and, read on first use and then kept, its headings with their spans,
+// its code blocks and the kind of each line. Every reader of a save point (the load,
+// show, the save's own edits) asks one Document instead of parsing the bytes again.
 type Document struct {
 	src []byte
-	// FM is the frontmatter; FMErr says why it did not parse (a *LineError).
-	FM    Frontmatter
-	FMErr error
+	// FM is the frontmatter; FMErr says why it did not parse (a *LineError); FMSpan is
+	// where it lies.
+	FM     Frontmatter
+	FMErr  error
+	FMSpan FrontmatterSpan
 
 	once     sync.Once
 	sections []Section
 	code     [][2]int
+	lines    []Line
 }
 
 // parses counts the documents parsed by this process.
@@ -34,8 +37,8 @@ func Parses() int64 { return parses.Load() }
 // FMErr, and the body is still read as Markdown.
 func Parse(src []byte) *Document {
 	parses.Add(1)
-	d := &Document{src: src}
-	d.FM, d.FMErr = ReadFrontmatter(src)
+	d := &Document{src: src, FMSpan: FindFrontmatter(src)}
+	d.FM, d.FMErr = readFrontmatter(src, d.FMSpan)
 	return d
 }
 
@@ -43,7 +46,12 @@ func Parse(src []byte) *Document {
 func (d *Document) Bytes() []byte { return d.src }
 
 func (d *Document) structure() {
-	d.once.Do(func() { d.sections, d.code = structure(d.src) })
+	d.once.Do(func() {
+		blank := blankFrontmatter(d.src)
+		doc := taskParser().Parse(text.NewReader(blank))
+		d.sections, d.code = sectionsOf(doc, blank), codeBlocksOf(doc)
+		d.lines = linesOf(doc, d.src, blank, d.FMSpan.End)
+	})
 }
 
 // Sections returns the document's top-level headings (see Sections).
@@ -58,6 +66,13 @@ func (d *Document) CodeBlocks() [][2]int {
 	return d.code
 }
 
+// Lines returns every line of the document with the kind of block it belongs to and
+// the containers that hold it, as CommonMark reads them.
+func (d *Document) Lines() []Line {
+	d.structure()
+	return d.lines
+}
+
 // Section returns the first section whose title names the save point section title,
 // at any level, by its title or one of its equivalents (see SameTitle).
 func (d *Document) Section(title string) (Section, bool) {
@@ -67,13 +82,6 @@ func (d *Document) Section(title string) (Section, bool) {
 // Label finds a header line (see FindLabel) using the document's cached structure.
 func (d *Document) Label(name, inSection string) (Label, bool) {
 	return findLabel(d.src, d.Sections(), d.CodeBlocks(), name, inSection)
-}
-
-// structure parses src once for both its sections and its code blocks.
-func structure(src []byte) ([]Section, [][2]int) {
-	blank := blankFrontmatter(src)
-	doc := taskParser().Parse(text.NewReader(blank))
-	return sectionsOf(doc, blank), codeBlocksOf(doc)
 }
 
 func codeBlocksOf(doc ast.Node) [][2]int {
@@ -92,4 +100,10 @@ func codeBlocksOf(doc ast.Node) [][2]int {
 		return ast.WalkContinue, nil
 	})
 	return out
+}
+
+// structure parses src once for both its sections and its code blocks.
+func structure(src []byte) ([]Section, [][2]int) {
+	d := Parse(src)
+	return d.Sections(), d.CodeBlocks()
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -53,61 +52,88 @@ func fmError(line int, format string, args ...any) *LineError {
 	return &LineError{Line: line, What: "frontmatter", Msg: fmt.Sprintf(format, args...)}
 }
 
+// FrontmatterSpan is where a document's frontmatter lies, as offsets into the
+// document (a byte-order mark included). It is found by the delimiters alone: the
+// first line that is not blank is "---", and the block runs to the next "---" line.
+type FrontmatterSpan struct {
+	Open         int // the 1-based line of the opening ---; 0 when there is none
+	ContentStart int // the YAML between the --- lines
+	ContentEnd   int
+	End          int // just after the closing --- line; 0 when the block is not closed
+}
+
+// FindFrontmatter finds the frontmatter block of src: the one scanner of it that every
+// reader and writer of ctx uses.
+func FindFrontmatter(src []byte) FrontmatterSpan {
+	off := 0
+	if bytes.HasPrefix(src, bom) {
+		off = len(bom)
+	}
+	var sp FrontmatterSpan
+	for line := 1; off < len(src); line++ {
+		next := lineEndOf(src, off)
+		text := bytes.TrimSpace(src[off:next])
+		if len(text) == 0 {
+			off = next
+			continue
+		}
+		if string(text) != "---" {
+			return FrontmatterSpan{}
+		}
+		sp.Open, sp.ContentStart = line, next
+		break
+	}
+	if sp.Open == 0 {
+		return sp
+	}
+	for off = sp.ContentStart; off < len(src); {
+		next := lineEndOf(src, off)
+		if string(bytes.TrimSpace(src[off:next])) == "---" {
+			sp.ContentEnd, sp.End = off, next
+			return sp
+		}
+		off = next
+	}
+	return sp
+}
+
 // ReadFrontmatter splits data into frontmatter and body. A byte-order mark and CRLF line
 // ends are accepted. An unclosed or unparsable frontmatter is an error whose message
 // carries the line number in the file ("3: frontmatter: ...").
 func ReadFrontmatter(data []byte) (Frontmatter, error) {
-	data = bytes.TrimPrefix(data, bom)
-	open := openingLine(data)
-	var node yaml.Node
-	format := frontmatter.NewFormat("---", "---", yaml.Unmarshal)
-	body, err := frontmatter.Parse(bytes.NewReader(data), &node, format)
-	if err != nil {
-		return Frontmatter{Body: data}, YAMLError(err, open)
+	return readFrontmatter(data, FindFrontmatter(data))
+}
+
+func readFrontmatter(data []byte, sp FrontmatterSpan) (Frontmatter, error) {
+	body := bytes.TrimPrefix(data, bom)
+	if sp.Open == 0 {
+		return Frontmatter{Body: body}, nil
 	}
+	if sp.End == 0 {
+		return Frontmatter{Body: body}, fmError(sp.Open, "no closing --- line")
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(data[sp.ContentStart:sp.ContentEnd], &node); err != nil {
+		return Frontmatter{Body: body}, YAMLError(err, sp.Open)
+	}
+	rest := data[sp.End:]
 	if node.Kind == 0 {
-		if open > 0 && len(body) == len(data) {
-			return Frontmatter{Body: data}, fmError(open, "no closing --- line")
-		}
-		// "---\n---" parses to an empty document: present but empty.
-		if open > 0 {
-			return Frontmatter{Present: true, Values: map[string]any{}, Body: body}, nil
-		}
-		return Frontmatter{Body: data}, nil
+		// "---\n---" and a block of comments parse to an empty document: present but empty.
+		return Frontmatter{Present: true, Values: map[string]any{}, Body: rest}, nil
 	}
 	doc := &node
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		doc = doc.Content[0]
 	}
 	if doc.Kind != yaml.MappingNode {
-		return Frontmatter{Body: data}, fmError(open+doc.Line, "expected key: value lines")
+		return Frontmatter{Body: body}, fmError(sp.Open+doc.Line, "expected key: value lines")
 	}
 	budget := maxYAMLNodes
 	v, err := plainValue(doc, &budget)
 	if err != nil {
-		return Frontmatter{Body: data}, fmError(open+doc.Line, "%v", err)
+		return Frontmatter{Body: body}, fmError(sp.Open+doc.Line, "%v", err)
 	}
-	return Frontmatter{Present: true, Values: v.(map[string]any), Node: doc, Body: body}, nil
-}
-
-// openingLine returns the 1-based line of the opening "---" of a frontmatter, or 0 when
-// the first non-blank line is something else.
-func openingLine(data []byte) int {
-	line := 0
-	for len(data) > 0 {
-		line++
-		var l []byte
-		l, data, _ = bytes.Cut(data, []byte("\n"))
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 {
-			continue
-		}
-		if string(l) == "---" {
-			return line
-		}
-		return 0
-	}
-	return 0
+	return Frontmatter{Present: true, Values: v.(map[string]any), Node: doc, Body: rest}, nil
 }
 
 var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`) })

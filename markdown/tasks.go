@@ -146,30 +146,7 @@ func blankFrontmatter(src []byte) []byte {
 // FrontmatterEnd returns the offset just after a frontmatter block's closing "---" line,
 // found by its delimiters alone, so that a block whose YAML does not parse is still
 // never read as Markdown; 0 when there is no closed block.
-func FrontmatterEnd(src []byte) int {
-	if bytes.HasPrefix(src, bom) {
-		if end := FrontmatterEnd(src[len(bom):]); end > 0 {
-			return end + len(bom)
-		}
-		return 0
-	}
-	open := openingLine(src)
-	if open == 0 {
-		return 0
-	}
-	off := 0
-	for line := 1; line <= open; line++ {
-		off = lineEndOf(src, off)
-	}
-	for off < len(src) {
-		next := lineEndOf(src, off)
-		if string(bytes.TrimSpace(src[off:next])) == "---" {
-			return next
-		}
-		off = next
-	}
-	return 0
-}
+func FrontmatterEnd(src []byte) int { return FindFrontmatter(src).End }
 
 // Pending returns up to n open tasks, in order.
 func Pending(tasks []Task, n int) []Task {

@@ -3,7 +3,6 @@ module github.com/ctxtools/ctx
 go 1.26.0
 
 require (
-	github.com/adrg/frontmatter v0.2.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gofrs/flock v0.13.1
 	github.com/rogpeppe/go-internal v1.16.0
@@ -16,11 +15,9 @@ require (
 )
 
 require (
-	github.com/BurntSushi/toml v0.3.1 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/tools v0.38.0 // indirect
-	gopkg.in/yaml.v2 v2.3.0 // indirect
 )

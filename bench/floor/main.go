@@ -15,7 +15,6 @@ import (
 	_ "os/signal"
 	_ "runtime/debug"
 
-	_ "github.com/adrg/frontmatter"
 	_ "github.com/gofrs/flock"
 	_ "github.com/spf13/cobra"
 	_ "github.com/yuin/goldmark"

@@ -245,7 +245,7 @@ func TestCheckoutResumeMatchesSteps(t *testing.T) {
 	}
 	resume := string(embeddedFile(t, checkoutResume))
 	fm := frontmatter(t, resume)
-	// Percent rounds down, as ctx computes it (loader.ProgressOf).
+	// Percent rounds down, as ctx computes it (markdown.ProgressOf).
 	for key, want := range map[string]string{
 		"progress_tasks_completed": strconv.Itoa(c.done),
 		"progress_tasks_total":     strconv.Itoa(c.total),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/markdown"
 )
 
 // The project index makes a listing of thousands of projects cheap: for each project
@@ -50,7 +51,7 @@ type indexEntry struct {
 	Name         string
 	Status       string
 	Description  string
-	Progress     Progress
+	Progress     markdown.Progress
 	Problems     []string
 	Overview     string
 	Plan         string

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"math"
 	"sync"
+
+	"github.com/ctxtools/ctx/markdown"
 )
 
 // The index file's encoding (and the folder and steps caches', foldercache.go and
@@ -75,7 +77,7 @@ func (e *indexEncoder) stamp(s fileStamp) {
 	e.bool(s.Missing)
 }
 
-func (e *indexEncoder) progress(p Progress) {
+func (e *indexEncoder) progress(p markdown.Progress) {
 	for _, n := range []int{p.TasksTotal, p.TasksCompleted, p.Percent, p.CurrentTaskNumber, p.CurrentSectionNumber} {
 		e.int(int64(n))
 	}
@@ -223,8 +225,8 @@ func (d *indexDecoder) stamp() fileStamp {
 	return s
 }
 
-func (d *indexDecoder) progress() Progress {
-	var p Progress
+func (d *indexDecoder) progress() markdown.Progress {
+	var p markdown.Progress
 	for _, n := range []*int{&p.TasksTotal, &p.TasksCompleted, &p.Percent, &p.CurrentTaskNumber, &p.CurrentSectionNumber} {
 		*n = d.smallInt()
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/ctxtools/ctx/markdown"
 )
 
 func sampleIndex() *projectIndex {
@@ -17,7 +19,7 @@ func sampleIndex() *projectIndex {
 				{Path: "overview.md", Missing: true},
 			},
 			Name: "Alpha ✓", Status: "active", Description: "one\nline",
-			Progress: Progress{TasksTotal: 30, TasksCompleted: 7, Percent: 23, CurrentTask: "write it",
+			Progress: markdown.Progress{TasksTotal: 30, TasksCompleted: 7, Percent: 23, CurrentTask: "write it",
 				CurrentSection: "Phase 2", CurrentTaskNumber: 8, CurrentSectionNumber: 2},
 			Problems: []string{"steps: 3: frontmatter: bad", ""},
 			Overview: "overview.md", Plan: "01-planning/plan.md", Steps: "01-planning/steps.md", StepsProblem: "x",

@@ -3,11 +3,10 @@ package loader
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
 )
 
 // SchemaVersion is the version of the JSON shapes ctx prints. It changes only when a key
@@ -26,7 +25,7 @@ type Result struct {
 	SchemaVersion    int           `json:"schema_version"`
 	Workspace        string        `json:"workspace"`
 	Project          *Project      `json:"project"`
-	Resume           *ResumeState  `json:"resume"`
+	Resume           *resume.State `json:"resume"`
 	PendingTasks     []PendingTask `json:"pending_tasks"`
 	LastActions      []string      `json:"last_actions"`
 	RecommendedReads []Read        `json:"recommended_reads"`
@@ -70,11 +69,11 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 		r.PendingTasks = append(r.PendingTasks, PendingTask{Number: t.Number, Text: t.Text, Section: t.Section.Name, Line: t.Line})
 	}
 	if r.Resume.Exists {
-		r.LastActions = lastActions(r.Resume.Section("Session History"))
+		r.LastActions = r.Resume.LastActions()
 	}
 	if p.Steps == "" && p.Progress.TasksTotal == 0 && r.Resume.Exists {
 		// No steps file: the progress the save point last recorded is the best known.
-		if prog, ok := progressFromFrontmatter(r.Resume.Frontmatter); ok {
+		if prog, ok := r.Resume.RecordedProgress(); ok {
 			p.Progress = prog
 		}
 	}
@@ -88,14 +87,14 @@ func (ws *Workspace) Load(p *Project, opts LoadOptions) *Result {
 
 // RecommendedReads returns the ordered reads of a project given its resume state: the
 // save point, then what it lists (curated), then what ctx picks itself.
-func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
+func (ws *Workspace) RecommendedReads(p *Project, rs *resume.State) []Read {
 	l := &readList{ws: ws, p: p, seen: map[string]bool{}}
 	if rs.Exists {
 		why := "save point: where work stopped and what comes next"
 		if rs.Legacy {
 			why = "save point (legacy location): where work stopped"
 		}
-		l.addAbs(rs.abs, why)
+		l.addAbs(rs.Abs, why)
 	}
 	source := rs.Path
 	if rs.Exists {
@@ -107,9 +106,7 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 				l.addListed(entry, "research named by the save point", source, key, true)
 			}
 		}
-		// ctx's own block of the Loading Sequence is derived from these reads; reading
-		// it back would keep every file it ever listed.
-		for _, entry := range ListedPaths(withoutBlock(rs.Section("Loading Sequence for Resume"), "loading-sequence")) {
+		for _, entry := range rs.LoadingSequence() {
 			l.addListed(entry, "listed in the Loading Sequence", source, "Loading Sequence", true)
 		}
 	}
@@ -132,7 +129,7 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 	if rs.Exists {
 		// Files Modified grows with every session: the last few listed are what the
 		// next session may need; the rest is history, not reading.
-		modified := ListedPaths(rs.Section("Files Modified This Project"))
+		modified := rs.ModifiedFiles()
 		for _, entry := range modified[max(0, len(modified)-maxModifiedReads):] {
 			l.addListed(entry, "modified in an earlier session", source, "Files Modified", false)
 		}
@@ -143,7 +140,7 @@ func (ws *Workspace) RecommendedReads(p *Project, rs *ResumeState) []Read {
 // cut keeps the reads that fit the budget, in order: the save point always, then the
 // curated reads until one does not fit, then ctx's own picks until one does not fit.
 // So a cut drops what ctx picked before anything the save point lists.
-func cut(reads []Read, budget int, rs *ResumeState) ([]Read, *Budget) {
+func cut(reads []Read, budget int, rs *resume.State) ([]Read, *Budget) {
 	b := &Budget{Tokens: budget, Dropped: []string{}}
 	keep := make([]bool, len(reads))
 	for i, r := range reads {
@@ -175,43 +172,6 @@ func cut(reads []Read, budget int, rs *ResumeState) ([]Read, *Budget) {
 		}
 	}
 	return kept, b
-}
-
-// withoutBlock removes the lines between ctx's markers name from a section body.
-func withoutBlock(body, name string) string {
-	begin, end := "<!-- ctx:begin "+name+" -->", "<!-- ctx:end "+name+" -->"
-	b := strings.Index(body, begin)
-	if b < 0 {
-		return body
-	}
-	e := strings.Index(body[b:], end)
-	if e < 0 {
-		return body[:b]
-	}
-	return body[:b] + body[b+e+len(end):]
-}
-
-var sessionHeadingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{3,6}\s`) })
-
-// lastActions returns the items of the newest Session History entry (the last
-// "### Session" subsection, or the last items when there are no subsections).
-func lastActions(history string) []string {
-	if locs := sessionHeadingRE().FindAllStringIndex(history, -1); len(locs) > 0 {
-		history = history[locs[len(locs)-1][0]:]
-	}
-	var items []string
-	for _, line := range strings.Split(history, "\n") {
-		if m := listItemRE().FindStringSubmatch(line); m != nil && strings.TrimSpace(m[1]) != "" {
-			items = append(items, strings.TrimSpace(m[1]))
-		}
-	}
-	if len(items) > 3 {
-		items = items[len(items)-3:]
-	}
-	if items == nil {
-		return []string{}
-	}
-	return items
 }
 
 // instructions writes the short resume prompt for the agent.

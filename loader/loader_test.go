@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
 )
 
 // writeTree writes files (path → content) below root; a path ending in "/" is a folder.
@@ -179,7 +182,7 @@ func TestProgressFromNumberedSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Progress{TasksTotal: 3, TasksCompleted: 2, Percent: 66, CurrentTask: "c", CurrentSection: "Phase 2", CurrentTaskNumber: 3, CurrentSectionNumber: 2}
+	want := markdown.Progress{TasksTotal: 3, TasksCompleted: 2, Percent: 66, CurrentTask: "c", CurrentSection: "Phase 2", CurrentTaskNumber: 3, CurrentSectionNumber: 2}
 	if p.Progress != want {
 		t.Errorf("progress = %+v, want %+v", p.Progress, want)
 	}
@@ -326,7 +329,7 @@ func TestLoadReads(t *testing.T) {
 }
 
 func TestBudgetDropsCtxPicksFirst(t *testing.T) {
-	rs := &ResumeState{Exists: true, Path: "r.md"}
+	rs := &resume.State{Exists: true, Path: "r.md"}
 	reads := []Read{
 		{Path: "r.md", Tokens: 10},
 		{Path: "listed-a", Tokens: 10, Curated: true},
@@ -409,13 +412,5 @@ func TestFilesModifiedReadsAreCapped(t *testing.T) {
 	}
 	if modified != maxModifiedReads {
 		t.Errorf("%d reads from Files Modified, want %d", modified, maxModifiedReads)
-	}
-}
-
-func TestListedPathsSkipsCode(t *testing.T) {
-	body := "1. `a.md` — real\n````md\n- `fake.md`\n```\n- `also-fake.md`\n````\n- [x] `b/c.go`\n    - `nested.md`\n\nA paragraph.\n\n    - `indented-code.md`\n"
-	got := strings.Join(ListedPaths(body), ",")
-	if got != "a.md,b/c.go,nested.md" {
-		t.Errorf("got %s", got)
 	}
 }

@@ -29,14 +29,14 @@ const (
 
 // Project is one project folder with what ctx read of it.
 type Project struct {
-	ID          string   `json:"id"`
-	Number      int      `json:"number"`
-	Name        string   `json:"name"`
-	Status      string   `json:"status"`
-	Description string   `json:"description,omitempty"`
-	Path        string   `json:"path"`
-	Progress    Progress `json:"progress"`
-	Problems    []string `json:"problems"`
+	ID          string            `json:"id"`
+	Number      int               `json:"number"`
+	Name        string            `json:"name"`
+	Status      string            `json:"status"`
+	Description string            `json:"description,omitempty"`
+	Path        string            `json:"path"`
+	Progress    markdown.Progress `json:"progress"`
+	Problems    []string          `json:"problems"`
 
 	// Dir is the absolute folder; Slug is the id without its number.
 	Dir  string `json:"-"`
@@ -51,42 +51,6 @@ type Project struct {
 	// StepsProblem says why the steps file could not be read (unreadable, over the size
 	// limit, not UTF-8): Progress is then unknown, not zero.
 	StepsProblem string `json:"-"`
-}
-
-// Progress summarises the tasks of a project's steps file.
-type Progress struct {
-	TasksTotal     int    `json:"tasks_total"`
-	TasksCompleted int    `json:"tasks_completed"`
-	Percent        int    `json:"percent"`
-	CurrentTask    string `json:"current_task"`
-	CurrentSection string `json:"current_section"`
-	// CurrentTaskNumber is the ordinal of the current task among all tasks and
-	// CurrentSectionNumber the ordinal of its level-2 heading (0 when none).
-	CurrentTaskNumber    int `json:"current_task_number"`
-	CurrentSectionNumber int `json:"current_section_number"`
-}
-
-// ProgressOf computes progress from tasks: the current task is the first open one.
-func ProgressOf(tasks []markdown.Task) Progress {
-	p := Progress{TasksTotal: len(tasks)}
-	var current *markdown.Task
-	for i := range tasks {
-		if tasks[i].Done {
-			p.TasksCompleted++
-		} else if current == nil {
-			current = &tasks[i]
-		}
-	}
-	if p.TasksTotal > 0 {
-		p.Percent = p.TasksCompleted * 100 / p.TasksTotal
-	}
-	if current != nil {
-		p.CurrentTask = current.Text
-		p.CurrentTaskNumber = current.Number
-		p.CurrentSection = current.Section.Name
-		p.CurrentSectionNumber = current.Section.Number
-	}
-	return p
 }
 
 // Folder is a project folder found by listing, before any of its files are read.
@@ -287,7 +251,7 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 		})
 		if err != nil {
 			p.problem(ws.Rel(p.Steps), err)
-			p.StepsProblem = Locate(ws.Rel(p.Steps), err)
+			p.StepsProblem = markdown.Locate(ws.Rel(p.Steps), err)
 		} else {
 			p.Progress, p.Pending = r.Progress, r.Pending
 		}
@@ -297,7 +261,7 @@ func (ws *Workspace) ReadProject(f Folder, opts ReadOptions) *Project {
 
 // problem records a problem once, however many readers meet it.
 func (p *Project) problem(where string, err error) {
-	p.addProblem(Locate(where, err))
+	p.addProblem(markdown.Locate(where, err))
 }
 
 func (p *Project) addProblem(msg string) {
@@ -310,18 +274,6 @@ func (p *Project) addProblem(msg string) {
 }
 
 // Locate prefixes an error with the file it is about: "path:3: ..." when the error
-// starts with a line number ("3: ..."), as the frontmatter errors do, else "path: ...".
-func Locate(path string, err error) string {
-	var le *markdown.LineError
-	if errors.As(err, &le) && le.Line > 0 && err.Error() == le.Error() {
-		return fmt.Sprintf("%s:%d: %s: %s", path, le.Line, le.What, le.Msg)
-	}
-	msg := err.Error()
-	if lineNumberRE().MatchString(msg) {
-		return path + ":" + msg
-	}
-	return path + ": " + msg
-}
 
 var lineNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+: `) })
 
@@ -389,7 +341,7 @@ func (ws *Workspace) readOverview(p *Project) {
 	}
 	fm, err := markdown.ReadFrontmatter(data)
 	if err != nil {
-		p.Problems = append(p.Problems, Locate(ws.Rel(p.Overview), err))
+		p.Problems = append(p.Problems, markdown.Locate(ws.Rel(p.Overview), err))
 		return
 	}
 	if !fm.Present {

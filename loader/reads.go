@@ -3,14 +3,11 @@ package loader
 import (
 	"errors"
 	"fmt"
-	"github.com/ctxtools/ctx/markdown"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -195,53 +192,4 @@ func workingFiles(dir string, n int) []string {
 		out = append(out, f.path)
 	}
 	return out
-}
-
-var (
-	codeSpanRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
-	linkRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(([^)\s]+)\)`) })
-	listItemRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$`) })
-)
-
-// ListedPaths returns the file paths named by the list items of a Markdown section
-// body: a code span, else a link target, else the item itself when it looks like a
-// path. Lines inside code blocks are not items.
-func ListedPaths(body string) []string {
-	code := markdown.CodeBlocks([]byte(body))
-	var out []string
-	off := 0
-	for _, line := range strings.SplitAfter(body, "\n") {
-		start := off
-		off += len(line)
-		if markdown.InCode(code, start, off) {
-			continue
-		}
-		m := listItemRE().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
-		if m == nil {
-			continue
-		}
-		if p := pathInItem(m[1]); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func pathInItem(item string) string {
-	candidate := ""
-	if m := codeSpanRE().FindStringSubmatch(item); m != nil {
-		candidate = m[1]
-	} else if m := linkRE().FindStringSubmatch(item); m != nil {
-		candidate = m[1]
-	} else {
-		candidate = strings.Fields(item + " ")[0]
-	}
-	candidate = strings.TrimSpace(candidate)
-	if candidate == "" || strings.Contains(candidate, "://") || strings.ContainsAny(candidate, " \t") {
-		return ""
-	}
-	if !strings.ContainsAny(candidate, "/.") {
-		return ""
-	}
-	return candidate
 }

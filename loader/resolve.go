@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -263,7 +264,7 @@ func (ws *Workspace) savedAt(f Folder) time.Time {
 		t, _ := savedTime(path)
 		return t
 	}
-	if t, ok := ParseTime(firstNonEmpty(doc.FM.String("last_updated"), doc.FM.String("updated"))); ok {
+	if t, ok := ParseTime(cmp.Or(strings.TrimSpace(doc.FM.String("last_updated")), strings.TrimSpace(doc.FM.String("updated")))); ok {
 		return t
 	}
 	if fi, err := os.Stat(path); err == nil {

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -9,35 +10,13 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
+	"github.com/ctxtools/ctx/templates"
 )
 
 // LegacyResumeFile is the older name of the save point (schema v2), read when the
 // canonical file is missing.
 const LegacyResumeFile = "resume-context.md"
-
-// ResumeState is what the load reports of a project's save point.
-type ResumeState struct {
-	// Path is the file read, relative to the workspace; when none exists, the canonical
-	// path where it will be created.
-	Path         string         `json:"path"`
-	Exists       bool           `json:"exists"`
-	Legacy       bool           `json:"legacy"`
-	Frontmatter  map[string]any `json:"frontmatter"`
-	LastSession  string         `json:"last_session"`
-	CurrentPhase string         `json:"current_phase"`
-	NextAction   string         `json:"next_action"`
-	LastUpdated  string         `json:"last_updated"`
-	// CurrentSkill and WorkflowStep are what the save point's frontmatter says the agent
-	// was running (current_skill, or the older last_skill; current_workflow_step).
-	CurrentSkill string `json:"current_skill,omitempty"`
-	WorkflowStep string `json:"current_workflow_step,omitempty"`
-	// Note explains a missing or unreadable save point and what to do about it.
-	Note string `json:"note,omitempty"`
-
-	abs string
-	// doc is the one parse of the save point that every reader of this state uses.
-	doc *markdown.Document
-}
 
 // ResumePath returns the canonical save point path of a project.
 func (ws *Workspace) ResumePath(p *Project) string {
@@ -116,21 +95,21 @@ func savedTime(path string) (time.Time, *markdown.Document) {
 		return fi.ModTime(), nil
 	}
 	doc := markdown.Parse(data)
-	if t, ok := ParseTime(firstNonEmpty(doc.FM.String("last_updated"), doc.FM.String("updated"))); ok {
+	if t, ok := ParseTime(cmp.Or(strings.TrimSpace(doc.FM.String("last_updated")), strings.TrimSpace(doc.FM.String("updated")))); ok {
 		return t, doc
 	}
 	return fi.ModTime(), doc
 }
 
 // ReadResume reads a project's save point. Problems with it are recorded on the project.
-func (ws *Workspace) ReadResume(p *Project) *ResumeState {
-	r := &ResumeState{Path: ws.Rel(ws.ResumePath(p)), Frontmatter: map[string]any{}}
+func (ws *Workspace) ReadResume(p *Project) *resume.State {
+	r := &resume.State{Path: ws.Rel(ws.ResumePath(p)), Frontmatter: map[string]any{}}
 	path, legacy, doc := ws.findResume(p)
 	if path == "" {
 		r.Note = "no save point yet: run `ctx save --project " + p.ID + "` to create " + r.Path
 		return r
 	}
-	r.abs, r.Path, r.Legacy = path, ws.Rel(path), legacy
+	r.Abs, r.Path, r.Legacy = path, ws.Rel(path), legacy
 	if doc == nil {
 		data, err := readRegular(path, maxResumeBytes)
 		if err != nil {
@@ -140,157 +119,53 @@ func (ws *Workspace) ReadResume(p *Project) *ResumeState {
 		}
 		doc = markdown.Parse(data)
 	}
-	ws.fillResume(p, r, doc)
+	ws.fillResume(p, r, resume.FromMarkdown(doc))
 	return r
 }
 
-// ResumeFromDocument is the resume state of doc as if it were the save point at path:
-// what a save computes its Loading Sequence from before it writes.
-func (ws *Workspace) ResumeFromDocument(p *Project, path string, doc *markdown.Document) *ResumeState {
-	r := &ResumeState{abs: path, Path: ws.Rel(path), Frontmatter: map[string]any{}}
-	ws.fillResume(p, r, doc)
+// resumeFromDocument is the state of d as if it were the save point at path: what a
+// save computes its Loading Sequence from before it writes.
+func (ws *Workspace) resumeFromDocument(p *Project, path string, d *resume.Document) *resume.State {
+	r := &resume.State{Abs: path, Path: ws.Rel(path), Frontmatter: map[string]any{}}
+	ws.fillResume(p, r, d)
 	return r
 }
 
-// The Quick Context header labels and the section they may sit in.
-const (
-	labelLastSession  = "Last Session"
-	labelCurrentPhase = "Current Phase"
-	labelNextAction   = "Next Action"
-	quickContext      = "Quick Context"
-)
-
-func (ws *Workspace) fillResume(p *Project, r *ResumeState, doc *markdown.Document) {
-	r.Exists = true
-	r.doc = doc
-	fm := doc.FM
-	if doc.FMErr != nil {
-		p.Problems = append(p.Problems, Locate(r.Path, doc.FMErr))
+func (ws *Workspace) fillResume(p *Project, r *resume.State, d *resume.Document) {
+	r.Read(d)
+	if err := d.FrontmatterErr(); err != nil {
+		p.Problems = append(p.Problems, markdown.Locate(r.Path, err))
 		r.Note = "the save point's frontmatter does not parse; its body is still listed"
 	}
-	if fm.Values != nil {
-		r.Frontmatter = fm.Values
-	}
-	header := func(name string) string {
-		if l, ok := doc.Label(name, quickContext); ok {
-			return strings.TrimSpace(string(doc.Bytes()[l.ValueStart:l.ValueEnd]))
-		}
-		return ""
-	}
-	// The older keys real save points use count as the current ones.
-	r.LastUpdated = firstNonEmpty(fm.String("last_updated"), fm.String("updated"))
-	r.LastSession = header(labelLastSession)
-	r.CurrentPhase = firstNonEmpty(header(labelCurrentPhase), fm.String("current_phase"), fm.String("phase"))
-	r.NextAction = firstNonEmpty(header(labelNextAction), nextFromFrontmatter(fm))
-	r.CurrentSkill = firstNonEmpty(fm.String("current_skill"), fm.String("last_skill"))
-	r.WorkflowStep = strings.TrimSpace(fm.String("current_workflow_step"))
 	if r.Legacy {
 		r.Note = "read from the legacy location " + r.Path + "; `ctx save` writes " + ws.Rel(ws.ResumePath(p))
 	}
 }
 
-// nextFromFrontmatter is the next action the proposal's keys give when no header line
-// does: "Task 4 — Validate expiry (Phase 2: Payment)".
-func nextFromFrontmatter(fm markdown.Frontmatter) string {
-	desc := strings.TrimSpace(fm.String("next_task_description"))
-	if desc == "" {
-		return ""
+// SaveTarget is what a save of project p's save point needs of the workspace.
+func (ws *Workspace) SaveTarget(p *Project) resume.Target {
+	path := ws.ResumePath(p)
+	current, _ := ws.FindResume(p)
+	return resume.Target{
+		Path: path, Current: current, Rel: ws.Rel,
+		LockDir:   ws.StatePath("state", "locks"),
+		Templates: templates.Set{Dir: ws.StatePath("templates")},
+		Project: resume.Project{
+			ID: p.ID, Name: p.Name, Status: p.Status, Description: p.Description, Number: p.Number,
+			Path: p.Path, Progress: p.Progress, StepsProblem: p.StepsProblem,
+		},
+		Reads: func(d *resume.Document) []resume.Read {
+			var out []resume.Read
+			for _, r := range ws.RecommendedReads(p, ws.resumeFromDocument(p, path, d)) {
+				out = append(out, resume.Read{Path: r.Path, Why: r.Why, Exists: r.Exists})
+			}
+			return out
+		},
+		Prepare: func() error { return EnsureStateDir(ws.StatePath("state")) },
 	}
-	if n := strings.TrimSpace(fm.String("next_task_number")); n != "" && n != "0" {
-		desc = "Task " + n + " — " + desc
-	}
-	if s := strings.TrimSpace(fm.String("current_section_name")); s != "" {
-		desc += " (" + s + ")"
-	}
-	return desc
 }
 
-// progressFromFrontmatter is the progress the save point last recorded, for a project
-// whose steps file is missing: the proposal's progress_* and next_task_* keys.
-func progressFromFrontmatter(fm map[string]any) (Progress, bool) {
-	num := func(key string) int {
-		switch v := fm[key].(type) {
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-		return 0
-	}
-	text := func(key string) string {
-		if s, ok := fm[key].(string); ok {
-			return strings.TrimSpace(s)
-		}
-		return ""
-	}
-	p := Progress{
-		TasksTotal: num("progress_tasks_total"), TasksCompleted: num("progress_tasks_completed"), Percent: num("progress_percentage"),
-		CurrentTask: text("next_task_description"), CurrentSection: text("current_section_name"),
-		CurrentTaskNumber: num("next_task_number"), CurrentSectionNumber: num("current_section"),
-	}
-	if p.TasksTotal <= 0 || p.TasksCompleted < 0 || p.TasksCompleted > p.TasksTotal {
-		return Progress{}, false
-	}
-	if p.Percent <= 0 || p.Percent > 100 {
-		p.Percent = p.TasksCompleted * 100 / p.TasksTotal
-	}
-	return p, true
-}
-
-// Section returns the body of the save point's section with the given title ("" when
-// absent). Equivalent titles at any level count (markdown.SameTitle).
-func (r *ResumeState) Section(title string) string {
-	if r.doc == nil {
-		return ""
-	}
-	if s, ok := r.doc.Section(title); ok {
-		return string(s.Body(r.doc.Bytes()))
-	}
-	return ""
-}
-
-// FrontmatterStrings returns a frontmatter list (or single string) value.
-func (r *ResumeState) FrontmatterStrings(key string) []string {
-	if r.doc == nil {
-		return nil
-	}
-	return r.doc.FM.Strings(key)
-}
-
-// Document returns the save point's one parse (nil when there is none).
-func (r *ResumeState) Document() *markdown.Document { return r.doc }
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// ResumeSection is a heading of the save point with its own text (up to the next
-// heading of any level).
-type ResumeSection struct {
-	Title string
-	Level int
-	Body  string
-}
-
-// Sections returns the save point's headings in order, each with its own text.
-func (r *ResumeState) Sections() []ResumeSection {
-	if r.doc == nil {
-		return nil
-	}
-	src := r.doc.Bytes()
-	all := r.doc.Sections()
-	out := make([]ResumeSection, 0, len(all))
-	for i, s := range all {
-		end := s.End
-		if i+1 < len(all) && all[i+1].Start < end {
-			end = all[i+1].Start
-		}
-		out = append(out, ResumeSection{Title: s.Title, Level: s.Level, Body: string(src[s.BodyStart:end])})
-	}
-	return out
+// Save saves project p's save point (resume.Save with the workspace's target).
+func (ws *Workspace) Save(p *Project, c resume.Change) (*resume.Saved, error) {
+	return resume.Save(ws.SaveTarget(p), c)
 }

@@ -37,7 +37,7 @@ const (
 
 // stepsReading is what a steps file gave: its progress and first open tasks.
 type stepsReading struct {
-	Progress Progress
+	Progress markdown.Progress
 	Pending  []markdown.Task
 }
 
@@ -56,7 +56,7 @@ func (ws *Workspace) readSteps(path string, stamp fileStamp, read func() ([]byte
 		return stepsReading{}, err
 	}
 	tasks := markdown.Tasks(data)
-	r := stepsReading{Progress: ProgressOf(tasks), Pending: markdown.Pending(tasks, PendingKept)}
+	r := stepsReading{Progress: markdown.ProgressOf(tasks), Pending: markdown.Pending(tasks, PendingKept)}
 	if cache != "" && stamp.ModTime <= time.Now().Add(-racyWindow).UnixNano() {
 		saveStepsCache(cache, path, stamp, r)
 	}

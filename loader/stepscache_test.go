@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxtools/ctx/markdown"
 )
 
 // bigSteps is a steps file over stepsCacheMin: n tasks in two sections, the first done
@@ -122,7 +124,7 @@ func TestStepsCacheNeverChangesProgress(t *testing.T) {
 		check(what + " cache")
 	}
 	// A whole entry, for another file whose path has the same hash.
-	lie := stepsReading{Progress: Progress{TasksTotal: 1}}
+	lie := stepsReading{Progress: markdown.Progress{TasksTotal: 1}}
 	saveStepsCache(cache, steps+"-elsewhere", stampOf(steps), lie)
 	if _, ok := loadStepsCache(cache, steps+"-elsewhere", stampOf(steps)); !ok {
 		t.Fatal("the other file's entry was not written")

@@ -143,14 +143,14 @@ func open(root string) (*Workspace, error) {
 	}
 	var c Config
 	if err := yaml.Unmarshal(data, &c); err != nil {
-		return ws, &ConfigError{Path: path, Err: errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
+		return ws, &ConfigError{Path: path, Err: errors.New(markdown.Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
 	}
 	// A file of comments only decodes to nothing, which is fine.
 	if err := yaml.Unmarshal(data, &ws.sections); err != nil {
 		// The top level is not a mapping of keys (a list, a plain word): nothing in it
 		// can be read.
 		ws.sections = nil
-		return ws, &ConfigError{Path: path, Err: errors.New(Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
+		return ws, &ConfigError{Path: path, Err: errors.New(markdown.Locate(ws.Rel(path), markdown.YAMLError(err, 0)))}
 	}
 	layout := ws.Config
 	for _, f := range []struct {

@@ -73,17 +73,6 @@ func (d *Document) Lines() []Line {
 	return d.lines
 }
 
-// Section returns the first section whose title names the save point section title,
-// at any level, by its title or one of its equivalents (see SameTitle).
-func (d *Document) Section(title string) (Section, bool) {
-	return FindEquivalent(d.Sections(), title)
-}
-
-// Label finds a header line (see FindLabel) using the document's cached structure.
-func (d *Document) Label(name, inSection string) (Label, bool) {
-	return findLabel(d.src, d.Sections(), d.CodeBlocks(), name, inSection)
-}
-
 func codeBlocksOf(doc ast.Node) [][2]int {
 	var out [][2]int
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -100,10 +89,4 @@ func codeBlocksOf(doc ast.Node) [][2]int {
 		return ast.WalkContinue, nil
 	})
 	return out
-}
-
-// structure parses src once for both its sections and its code blocks.
-func structure(src []byte) ([]Section, [][2]int) {
-	d := Parse(src)
-	return d.Sections(), d.CodeBlocks()
 }

@@ -258,3 +258,18 @@ func (f Frontmatter) Strings(key string) []string {
 	}
 	return nil
 }
+
+// starts with a line number ("3: ..."), as the frontmatter errors do, else "path: ...".
+func Locate(path string, err error) string {
+	var le *LineError
+	if errors.As(err, &le) && le.Line > 0 && err.Error() == le.Error() {
+		return fmt.Sprintf("%s:%d: %s: %s", path, le.Line, le.What, le.Msg)
+	}
+	msg := err.Error()
+	if lineNumberRE().MatchString(msg) {
+		return path + ":" + msg
+	}
+	return path + ": " + msg
+}
+
+var lineNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+: `) })

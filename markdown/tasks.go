@@ -148,6 +148,42 @@ func blankFrontmatter(src []byte) []byte {
 // never read as Markdown; 0 when there is no closed block.
 func FrontmatterEnd(src []byte) int { return FindFrontmatter(src).End }
 
+// Progress summarises the tasks of a project's steps file.
+type Progress struct {
+	TasksTotal     int    `json:"tasks_total"`
+	TasksCompleted int    `json:"tasks_completed"`
+	Percent        int    `json:"percent"`
+	CurrentTask    string `json:"current_task"`
+	CurrentSection string `json:"current_section"`
+	// CurrentTaskNumber is the ordinal of the current task among all tasks and
+	// CurrentSectionNumber the ordinal of its level-2 heading (0 when none).
+	CurrentTaskNumber    int `json:"current_task_number"`
+	CurrentSectionNumber int `json:"current_section_number"`
+}
+
+// ProgressOf computes progress from tasks: the current task is the first open one.
+func ProgressOf(tasks []Task) Progress {
+	p := Progress{TasksTotal: len(tasks)}
+	var current *Task
+	for i := range tasks {
+		if tasks[i].Done {
+			p.TasksCompleted++
+		} else if current == nil {
+			current = &tasks[i]
+		}
+	}
+	if p.TasksTotal > 0 {
+		p.Percent = p.TasksCompleted * 100 / p.TasksTotal
+	}
+	if current != nil {
+		p.CurrentTask = current.Text
+		p.CurrentTaskNumber = current.Number
+		p.CurrentSection = current.Section.Name
+		p.CurrentSectionNumber = current.Section.Number
+	}
+	return p
+}
+
 // Pending returns up to n open tasks, in order.
 func Pending(tasks []Task, n int) []Task {
 	var out []Task

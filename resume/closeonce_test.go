@@ -51,7 +51,7 @@ func TestCloseCountsASessionOnce(t *testing.T) {
 		t.Helper()
 		ws, p := project()
 		now = now.Add(time.Minute)
-		saved, err := resume.Save(ws, p, resume.Change{Now: now, SessionKey: key, Summary: summary, Close: closing, Trigger: "close"})
+		saved, err := ws.Save(p, resume.Change{Now: now, SessionKey: key, Summary: summary, Close: closing, Trigger: "close"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package resume
+package resume_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/resume"
 )
 
 // TestSaveCorpus saves each awkward document of testdata/corpus as a project's save
@@ -48,7 +49,7 @@ func TestSaveCorpus(t *testing.T) {
 			now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 			save := func() []byte {
 				t.Helper()
-				if _, err := Save(ws, p, Change{Now: now, SessionKey: "s1", Trigger: "save"}); err != nil {
+				if _, err := ws.Save(p, resume.Change{Now: now, SessionKey: "s1", Trigger: "save"}); err != nil {
 					t.Fatalf("save: %v", err)
 				}
 				out, err := os.ReadFile(filepath.Join(planning, "_resume.md"))
@@ -58,7 +59,7 @@ func TestSaveCorpus(t *testing.T) {
 				return out
 			}
 			first := save()
-			if _, err := Parse(first); err != nil {
+			if err := resume.Parse(first).FrontmatterErr(); err != nil {
 				t.Fatalf("the saved document does not parse: %v", err)
 			}
 			for _, line := range strings.Split(strings.TrimPrefix(string(original), "\ufeff"), "\n") {
@@ -79,12 +80,12 @@ func TestSaveCorpus(t *testing.T) {
 // ownedLine reports whether a line is one a save may rewrite: ctx's frontmatter fields
 // and the Quick Context header lines.
 func ownedLine(line string) bool {
-	for _, k := range FrontmatterKeys {
+	for _, k := range resume.FrontmatterKeys {
 		if strings.HasPrefix(strings.TrimSpace(line), k+":") {
 			return true
 		}
 	}
-	for _, l := range headerLabels {
+	for _, l := range []string{resume.LastSession, resume.CurrentPhase, resume.NextAction} {
 		if strings.Contains(line, "**"+l+":**") {
 			return true
 		}

@@ -1,6 +1,8 @@
-// Package resume is the _resume.md save point: a document model that finds the
-// frontmatter values and sections ctx owns and changes only their bytes, and the save
-// that recomputes them.
+// Package resume is the _resume.md save point, and nothing that knows a workspace: its
+// vocabulary (vocab.go), one parse of a document (this file), the readers the load needs
+// (read.go), which lines are ctx's (header.go), the edits a save makes, planned against
+// the one parse and applied as one batch (plan.go), and the save itself (save.go), to
+// which the caller hands what it needs of the workspace (Target).
 package resume
 
 import (
@@ -18,140 +20,81 @@ import (
 // MaxBytes bounds the save point ctx will edit.
 const MaxBytes = 4 << 20
 
-// Document is a parsed _resume.md. Edits return a new Document whose bytes differ from
-// the old ones only inside the edited span.
+// Document is one parse of a save point: its bytes, its frontmatter and its Markdown
+// structure. It never changes; a save plans edits against it and parses the result.
 type Document struct {
 	src []byte
 	eol string
+	md  *markdown.Document
+	fm  markdown.FrontmatterSpan
+	// mapping is the frontmatter's YAML mapping (nil without one, or when it does not
+	// parse).
+	mapping *yaml.Node
 
-	hasFM bool
-	// fmContent is the byte range of the YAML between the --- lines; fmEnd is just after
-	// the closing --- line (the start of the body).
-	fmContentStart, fmContentEnd, fmEnd int
-	// fmOpenEnd is just after the opening --- line.
-	fmOpenEnd int
-	mapping   *yaml.Node
-	// values are the frontmatter's plain values; nil after an edit of the frontmatter
-	// that kept the model without a parse (Frontmatter reads them again).
-	values map[string]any
-
-	// The body's structure, offsets into src: read from md on first use, then kept in
-	// step with every edit (see model.go).
-	structured bool
-	sections   []markdown.Section
-	code       [][2]int
-	labels     [len(headerLabels)]headerAt
-
-	// md is the parse of exactly src; nil when an edit updated the model in place
-	// (Markdown parses on demand then).
-	md *markdown.Document
-	// inPlace: edits update the model instead of parsing the new bytes, and refuse
-	// (errNeedsParse) an edit whose effect on the structure the model cannot follow.
-	inPlace bool
-}
-
-// Span is the byte range an edit replaced: old[Start:End] became new[Start:Start+Len].
-type Span struct {
-	Start, End, Len int
+	headersRead bool
+	headers     [len(headerLabels)]header
 }
 
 // ErrFrontmatter marks a frontmatter that does not parse; such a document is never
 // written.
 var ErrFrontmatter = errors.New("frontmatter does not parse")
 
-// FrontmatterError says where a frontmatter fails to parse.
-type FrontmatterError struct {
-	Line int
-	Msg  string
+// Parse reads a document. It never fails: a frontmatter that does not parse is
+// reported by FrontmatterErr, and the body is still read.
+func Parse(src []byte) *Document {
+	return FromMarkdown(markdown.Parse(src))
 }
 
-func (e *FrontmatterError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%d: frontmatter: %s", e.Line, e.Msg)
+// FromMarkdown is the save point of a document already parsed.
+func FromMarkdown(md *markdown.Document) *Document {
+	d := &Document{src: md.Bytes(), eol: eolOf(md.Bytes()), md: md, fm: md.FMSpan}
+	if md.FMErr == nil {
+		d.mapping = md.FM.Node
 	}
-	return "frontmatter: " + e.Msg
-}
-
-func (e *FrontmatterError) Unwrap() error { return ErrFrontmatter }
-
-// Parse reads a document. A frontmatter that does not parse, or that is not a mapping,
-// is a *FrontmatterError naming the line.
-func Parse(src []byte) (*Document, error) {
-	d := &Document{src: src, eol: eolOf(src), md: markdown.Parse(src)}
-	if err := d.findFrontmatter(); err != nil {
-		return nil, err
-	}
-	d.values = d.md.FM.Values
-	return d, nil
+	return d
 }
 
 // Bytes returns the document's bytes.
 func (d *Document) Bytes() []byte { return d.src }
 
-var bom = []byte("\ufeff")
+// Markdown returns the document's Markdown parse.
+func (d *Document) Markdown() *markdown.Document { return d.md }
 
-func (d *Document) findFrontmatter() error {
-	off := 0
-	if bytes.HasPrefix(d.src, bom) {
-		off = len(bom)
-	}
-	// Like the reader, allow blank lines before the opening ---.
-	line := 1
-	for off < len(d.src) {
-		end := lineEnd(d.src, off)
-		text := strings.TrimSpace(string(d.src[off:end]))
-		if text == "" {
-			off, line = end, line+1
-			continue
-		}
-		if text != "---" {
-			return nil
-		}
-		d.fmOpenEnd = end
-		break
-	}
-	if d.fmOpenEnd == 0 {
-		return nil
-	}
-	openLine := line
-	for pos := d.fmOpenEnd; pos < len(d.src); {
-		end := lineEnd(d.src, pos)
-		if strings.TrimSpace(string(d.src[pos:end])) == "---" {
-			d.hasFM = true
-			d.fmContentStart, d.fmContentEnd, d.fmEnd = d.fmOpenEnd, pos, end
-			break
-		}
-		pos = end
-	}
-	if !d.hasFM {
-		return &FrontmatterError{Line: openLine, Msg: "no closing --- line"}
-	}
+// FrontmatterErr says why the frontmatter does not parse (a *markdown.LineError), or nil.
+func (d *Document) FrontmatterErr() error { return d.md.FMErr }
+
+// editable reports why ctx may not edit the document: a frontmatter that does not
+// parse, that is one {...} mapping (no lines to insert between), or that names a key
+// twice (no one knows which counts). The error names the line and wraps ErrFrontmatter.
+func (d *Document) editable() error {
 	if err := d.md.FMErr; err != nil {
 		var le *markdown.LineError
 		if errors.As(err, &le) {
-			return &FrontmatterError{Line: le.Line, Msg: le.Msg}
+			return frontmatterError{le}
 		}
-		return &FrontmatterError{Line: openLine, Msg: err.Error()}
+		return fmt.Errorf("%w: %w", err, ErrFrontmatter)
 	}
-	d.mapping = d.md.FM.Node
 	if d.mapping == nil {
-		d.mapping = &yaml.Node{Kind: yaml.MappingNode}
+		return nil
 	}
-	// ctx edits a value in place and inserts keys as lines: a {...} mapping has no
-	// lines to insert between, and of a key written twice no one knows which counts.
 	if d.mapping.Style&yaml.FlowStyle != 0 {
-		return &FrontmatterError{Line: openLine + d.mapping.Line, Msg: "written as one {...} mapping; ctx edits key: value lines, one per line"}
+		return frontmatterError{&markdown.LineError{Line: d.fm.Open + d.mapping.Line, What: "frontmatter", Msg: "written as one {...} mapping; ctx edits key: value lines, one per line"}}
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(d.mapping.Content); i += 2 {
 		k := d.mapping.Content[i]
 		if seen[k.Value] {
-			return &FrontmatterError{Line: openLine + k.Line, Msg: fmt.Sprintf("key %q appears twice", k.Value)}
+			return frontmatterError{&markdown.LineError{Line: d.fm.Open + k.Line, What: "frontmatter", Msg: fmt.Sprintf("key %q appears twice", k.Value)}}
 		}
 		seen[k.Value] = true
 	}
 	return nil
 }
+
+// frontmatterError is a frontmatter problem at a line that keeps ctx from editing.
+type frontmatterError struct{ *markdown.LineError }
+
+func (e frontmatterError) Unwrap() []error { return []error{e.LineError, ErrFrontmatter} }
 
 // eolOf is the line ending a document's added lines take: CRLF once the document has one.
 func eolOf(src []byte) string {
@@ -161,29 +104,12 @@ func eolOf(src []byte) string {
 	return "\n"
 }
 
-// Frontmatter returns the frontmatter as plain values.
+// Frontmatter returns the frontmatter as plain values (empty when there is none).
 func (d *Document) Frontmatter() map[string]any {
-	if d.values == nil && d.hasFM {
-		// An edit in place kept the YAML node without decoding the values again.
-		if d.md != nil {
-			d.values = d.md.FM.Values
-		} else if fm, err := markdown.ReadFrontmatter(d.src); err == nil {
-			d.values = fm.Values
-		}
-	}
-	if d.values == nil {
+	if d.md.FM.Values == nil {
 		return map[string]any{}
 	}
-	return d.values
-}
-
-// Markdown returns the document's parse, for readers that want its structure. A
-// document edited in place is parsed here, once.
-func (d *Document) Markdown() *markdown.Document {
-	if d.md == nil {
-		d.md = markdown.Parse(d.src)
-	}
-	return d.md
+	return d.md.FM.Values
 }
 
 // Field returns the text of a top-level scalar frontmatter value and whether it exists.
@@ -199,41 +125,47 @@ func (d *Document) Field(key string) (string, bool) {
 	return "", false
 }
 
-// Sections returns the document's sections with offsets into Bytes().
-func (d *Document) Sections() []markdown.Section {
-	d.structure()
-	return d.sections
-}
+// Sections returns the document's top-level headings with offsets into Bytes().
+func (d *Document) Sections() []markdown.Section { return d.md.Sections() }
 
-// splice returns a new document with src[start:end] replaced by text. The new model
-// comes from a parse of the new bytes, or, for a document edited in place, from the
-// old model (reshape).
-func (d *Document) splice(start, end int, text string) (*Document, Span, error) {
-	out := make([]byte, 0, len(d.src)-(end-start)+len(text))
-	out = append(out, d.src[:start]...)
-	out = append(out, text...)
-	out = append(out, d.src[end:]...)
-	span := Span{Start: start, End: end, Len: len(text)}
-	if d.inPlace {
-		nd, err := d.reshape(out, start, end, text)
-		if err != nil {
-			return nil, Span{}, err
+// findSection finds a section by its path of titles, recognising the titles people
+// give the same section (SameTitle) at any heading level. A subsection is looked for
+// inside its parent, else as a section of its own at level 2 ("## Key Decisions" with
+// no Critical Context above); never inside another section.
+func (d *Document) findSection(path ...string) (markdown.Section, bool) {
+	last := path[len(path)-1]
+	if len(path) == 1 {
+		return FindEquivalent(d.Sections(), last)
+	}
+	if parent, ok := d.findSection(path[:len(path)-1]...); ok {
+		for _, s := range d.Sections() {
+			if s.Start >= parent.BodyStart && s.Start < parent.End && s.Level > parent.Level && SameTitle(s.Title, last) {
+				return s, true
+			}
 		}
-		return nd, span, nil
+		return markdown.Section{}, false
 	}
-	nd, err := Parse(out)
-	if err != nil {
-		return nil, Span{}, fmt.Errorf("edit would break the document: %w", err)
+	for _, s := range d.Sections() {
+		if s.Level == 2 && SameTitle(s.Title, last) {
+			return s, true
+		}
 	}
-	return nd, span, nil
+	return markdown.Section{}, false
 }
 
-// lines converts "\n" in text to the document's line ending.
-func (d *Document) lines(text string) string {
-	if d.eol == "\n" {
-		return text
+// lineIndex returns the index of the line holding offset off.
+func (d *Document) lineIndex(off int) int {
+	lines := d.md.Lines()
+	lo, hi := 0, len(lines)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if lines[mid].Start <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", d.eol)
+	return lo
 }
 
 // lineEnd returns the offset just after the newline ending the line at off.
@@ -263,13 +195,17 @@ func contentEnd(src []byte, start, end int) int {
 // offsetOf converts a 1-based line and column of the frontmatter YAML (as yaml.Node
 // reports them, counting characters) into a byte offset of the document.
 func (d *Document) offsetOf(line, col int) int {
-	off := d.fmContentStart
-	for l := 1; l < line && off < d.fmContentEnd; l++ {
+	off := d.fm.ContentStart
+	for l := 1; l < line && off < d.fm.ContentEnd; l++ {
 		off = lineEnd(d.src, off)
 	}
-	for c := 1; c < col && off < d.fmContentEnd; c++ {
+	for c := 1; c < col && off < d.fm.ContentEnd; c++ {
 		_, size := utf8.DecodeRune(d.src[off:])
 		off += size
 	}
 	return off
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

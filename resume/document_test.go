@@ -3,10 +3,11 @@ package resume
 import (
 	"bytes"
 	"errors"
-	"github.com/ctxtools/ctx/markdown"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxtools/ctx/markdown"
 )
 
 const sample = `---
@@ -51,7 +52,7 @@ A note the person wrote.
 
 func mustParse(t *testing.T, src string) *Document {
 	t.Helper()
-	d, err := Parse([]byte(src))
+	d, err := parseEditable([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestParseErrors(t *testing.T) {
 		"---\na: 1\n":               "1: frontmatter: no closing --- line",
 		"\n\n---\n- x\n---\n":       "4: frontmatter: expected key: value lines",
 	} {
-		_, err := Parse([]byte(src))
+		_, err := parseEditable([]byte(src))
 		if err == nil || err.Error() != want || !errors.Is(err, ErrFrontmatter) {
 			t.Errorf("Parse(%q) = %v, want %q", src, err, want)
 		}
@@ -203,7 +204,7 @@ func TestAppendItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(nd.Bytes()), "- 2026-11-21: Keep Stripe Elements\n### Important Assumptions\n- Card data never touches our servers\n\n## Files") {
+	if !strings.Contains(string(nd.Bytes()), "- 2026-11-21: Keep Stripe Elements\n\n### Important Assumptions\n- Card data never touches our servers\n\n## Files") {
 		t.Errorf("got:\n%s", nd.Bytes())
 	}
 	if _, _, err := nd.AppendItem("x", "No Such Section"); err == nil {
@@ -258,7 +259,7 @@ func TestEnsureSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(nd.Bytes()), "# T\n## Quick Context\nq\n\n## Session History\n## Critical Context to Remember\nx\n") {
+	if !strings.HasPrefix(string(nd.Bytes()), "# T\n## Quick Context\nq\n\n## Session History\n\n## Critical Context to Remember\nx\n") {
 		t.Errorf("got:\n%s", nd.Bytes())
 	}
 	// A section that is not named is never added; one under another title or level is
@@ -275,20 +276,6 @@ func TestEnsureSections(t *testing.T) {
 	before := rendered
 	if _, _, err := nd.EnsureSections(tmpl, "Critical Context to Remember"); err != nil || rendered != before {
 		t.Errorf("a document lacking nothing rendered the template (%d times), err %v", rendered-before, err)
-	}
-}
-
-func TestSlug(t *testing.T) {
-	for name, want := range map[string]string{
-		"Checkout Redesign: Phase 2!": "checkout-redesign-phase-2",
-		"Ünïcødé 名前":                  "ünïcødé-名前",
-		"  --Spaces--  ":              "spaces",
-		"!!!":                         "",
-		strings.Repeat("a", 60):       strings.Repeat("a", maxSlug),
-	} {
-		if got := Slug(name); got != want {
-			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
-		}
 	}
 }
 
@@ -361,8 +348,9 @@ func TestSetHeaderKeepsTheDocumentsForm(t *testing.T) {
 			CurrentPhase, "review", "# R\n\n> **Last Session**: old\n> **Current Phase**: review\n> **Next Action**: n\n\n## Quick Context\n"},
 		{"plain line above the first heading", "Next action: call Sam\n\n# R\n",
 			NextAction, "write docs", "Next action: write docs\n\n# R\n"},
-		{"missing line before the next one", "# R\n## Status\n- **Next Action**: n\n",
-			LastSession, "today", "# R\n## Status\n- **Last Session**: today\n- **Next Action**: n\n"},
+		// A list item is the person's, whatever it says: the header goes under the title.
+		{"a list item is not a header", "# R\n## Status\n- **Next Action**: n\n",
+			LastSession, "today", "# R\n\n**Last Session:** today\n\n## Status\n- **Next Action**: n\n"},
 		{"bold wrapping the whole line", "# R\n**Next Action: old**\n", NextAction, "new", "# R\n**Next Action: new**\n"},
 	}
 	for _, tt := range tests {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/ctxtools/ctx/loader"
 )
 
 // fileOwner is what a save keeps of the file it replaces: its mode, owner and group.
@@ -21,18 +19,18 @@ var ErrReadOnly = errors.New("read-only")
 // writable checks that the save point at path may be replaced and returns what the
 // replacement must keep. A file without write permission is refused: a rename would
 // replace it anyway, against its owner's wish.
-func writable(ws *loader.Workspace, path string) (fileOwner, error) {
+func writable(t Target, path string) (fileOwner, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return fileOwner{mode: 0o644}, nil
 	}
 	if err != nil {
-		return fileOwner{}, fmt.Errorf("%s: %w", ws.Rel(path), err)
+		return fileOwner{}, fmt.Errorf("%s: %w", t.Rel(path), err)
 	}
 	o := fileOwner{mode: fi.Mode().Perm()}
 	o.uid, o.gid, o.known = ownerOf(fi)
 	if o.mode&0o200 == 0 || !mayWrite(path) {
-		return fileOwner{}, fmt.Errorf("%s: %w; not written (make it writable, e.g. chmod u+w, to let ctx save): %w", ws.Rel(path), ErrReadOnly, ErrNotWritten)
+		return fileOwner{}, fmt.Errorf("%s: %w; not written (make it writable, e.g. chmod u+w, to let ctx save): %w", t.Rel(path), ErrReadOnly, ErrNotWritten)
 	}
 	return o, nil
 }

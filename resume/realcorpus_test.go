@@ -1,4 +1,4 @@
-package resume
+package resume_test
 
 import (
 	"os"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/markdown"
+	"github.com/ctxtools/ctx/resume"
 )
 
 // TestRealShapedCorpus loads and saves each workspace of testdata/corpus/*.txtar, built
@@ -74,14 +75,14 @@ func TestRealShapedCorpus(t *testing.T) {
 			original, _ := os.ReadFile(filepath.Join(root, res.Resume.Path))
 			canonical := ws.ResumePath(p)
 			now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-			save := func(c Change) string {
+			save := func(c resume.Change) string {
 				t.Helper()
 				c.Now, c.SessionKey, c.Trigger = now, "s1", "save"
 				p2, err := ws.Resolve("1")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := Save(ws, p2, c); err != nil {
+				if _, err := ws.Save(p2, c); err != nil {
 					t.Fatalf("save: %v", err)
 				}
 				out, err := os.ReadFile(canonical)
@@ -90,11 +91,11 @@ func TestRealShapedCorpus(t *testing.T) {
 				}
 				return string(out)
 			}
-			first := save(Change{Summary: "corpus save"})
+			first := save(resume.Change{Summary: "corpus save"})
 			if os.Getenv("CORPUS_DUMP") != "" {
 				t.Logf("after save:\n%s", first)
 			}
-			second := save(Change{Summary: "corpus save"})
+			second := save(resume.Change{Summary: "corpus save"})
 			if first != second {
 				t.Errorf("a second save with nothing new changed the document:\n%s", lineDiff(first, second))
 			}
@@ -107,13 +108,13 @@ func TestRealShapedCorpus(t *testing.T) {
 			if want["phase"] != "" && again.CurrentPhase != want["phase"] {
 				t.Errorf("after a save, phase %q, want %q", again.CurrentPhase, want["phase"])
 			}
-			closed := save(Change{Summary: "corpus save", Close: true})
+			closed := save(resume.Change{Summary: "corpus save", Close: true})
 			if os.Getenv("CORPUS_DUMP") != "" {
 				t.Logf("after close:\n%s", closed)
 			}
 			for name, doc := range map[string]string{"save": first, "close": closed} {
 				assertKept(t, name, string(original), doc)
-				for _, label := range headerLabels {
+				for _, label := range []string{resume.LastSession, resume.CurrentPhase, resume.NextAction} {
 					if n, was := countHeader(doc, label), countHeader(string(original), label); n > max(was, 1) {
 						t.Errorf("%s: %d %q header lines (the file had %d)", name, n, label, was)
 					}
@@ -145,7 +146,7 @@ var headerLineRE = regexp.MustCompile(`(?i)^[ \t>*+-]*\**[ \t]*(last session|cur
 // ownedByCtx reports whether a line is one a save may rewrite: ctx's frontmatter
 // fields and the Quick Context header lines, in any of their forms.
 func ownedByCtx(line string) bool {
-	for _, k := range FrontmatterKeys {
+	for _, k := range resume.FrontmatterKeys {
 		if strings.HasPrefix(strings.TrimSpace(line), k+":") {
 			return true
 		}

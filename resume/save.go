@@ -1,19 +1,21 @@
 package resume
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
-	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/markdown"
 	"github.com/ctxtools/ctx/templates"
 )
 
@@ -33,6 +35,10 @@ type Change struct {
 	Close bool
 	// SessionKey names the agent session's history entry (a file-safe id).
 	SessionKey string
+	// NoAgentSession marks a save without an agent session (SessionKey names the day):
+	// once that entry is closed, the next save opens another, so two closes on one day
+	// count two sessions.
+	NoAgentSession bool
 	// Trigger says what saved: save, close, new, auto, pre-compact.
 	Trigger string
 	// CompactionDelta is added to compaction_count (1 at a compaction).
@@ -58,27 +64,65 @@ type Saved struct {
 // ErrNotWritten wraps every error that left the save point untouched.
 var ErrNotWritten = errors.New("save point not written")
 
-// Save updates (or creates) the project's save point under its lock (kept in
-// .ctx/state/locks, out of the person's folders): it re-reads the file after locking, adds missing template sections, recomputes the fields ctx owns,
-// appends what the change records, and writes atomically. A save point whose
-// frontmatter does not parse is not written; the error names file and line.
-func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
-	path := ws.ResumePath(p)
-	if err := durable.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// Target is the save point a save writes and what the save needs of its project and
+// workspace, handed in by the caller (loader.Workspace.SaveTarget), so that this
+// package knows no workspace.
+type Target struct {
+	// Path is the canonical save point (absolute); Current the file in use, which may
+	// be a legacy one the save continues at Path, or "" when there is none.
+	Path, Current string
+	// Rel shows a path as the person knows it (relative to the workspace).
+	Rel func(abs string) string
+	// LockDir holds the save point's lock, out of the person's folders.
+	LockDir string
+	// Templates renders the save point's template (Render(templates.Resume, data)).
+	Templates templates.Set
+	Project   Project
+	// Reads are the recommended reads of the project as if d were its save point: the
+	// save's Loading Sequence is derived from them.
+	Reads func(d *Document) []Read
+	// Prepare, when set, runs under the lock before anything is read (the state folder).
+	Prepare func() error
+}
+
+// Project is what a save needs to know of the project.
+type Project struct {
+	ID, Name, Status, Description string
+	Number                        int
+	Path                          string // relative to the workspace
+	Progress                      markdown.Progress
+	// StepsProblem says why the steps file could not be read: progress is then unknown.
+	StepsProblem string
+}
+
+// Read is one recommended read, as the Loading Sequence lists it.
+type Read struct {
+	Path   string // relative to the workspace
+	Why    string
+	Exists bool
+}
+
+// Save updates (or creates) the save point under its lock: it re-reads the file after
+// locking, adds missing template sections, recomputes the fields ctx owns, appends what
+// the change records, and writes atomically. A save point whose frontmatter does not
+// parse is not written; the error names file and line.
+func Save(t Target, c Change) (*Saved, error) {
+	if err := durable.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
 		return nil, err
 	}
-	if err := loader.EnsureStateDir(ws.StatePath("state")); err != nil {
-		return nil, err
+	if t.Prepare != nil {
+		if err := t.Prepare(); err != nil {
+			return nil, err
+		}
 	}
-	locks := ws.StatePath("state", "locks")
-	if err := durable.MkdirAll(locks, 0o755); err != nil {
+	if err := durable.MkdirAll(t.LockDir, 0o755); err != nil {
 		return nil, err
 	}
 	var saved *Saved
-	err := durable.WithLockIn(locks, path, func() error {
-		durable.RemoveStaleTemps(filepath.Dir(path), filepath.Base(path))
+	err := durable.WithLockIn(t.LockDir, t.Path, func() error {
+		durable.RemoveStaleTemps(filepath.Dir(t.Path), filepath.Base(t.Path))
 		var err error
-		saved, err = saveLocked(ws, p, c, path)
+		saved, err = SaveUnlocked(t, c)
 		return err
 	})
 	if err != nil {
@@ -87,96 +131,113 @@ func Save(ws *loader.Workspace, p *loader.Project, c Change) (*Saved, error) {
 	return saved, nil
 }
 
-func saveLocked(ws *loader.Workspace, p *loader.Project, c Change, path string) (*Saved, error) {
-	set := templates.Set{Dir: ws.StatePath("templates")}
-	saved := &Saved{Path: path}
-	src, from, err := readCurrent(ws, p, path)
+// SaveUnlocked is Save for a save point no other process can know yet (a project being
+// created in a temporary folder): no lock is taken.
+func SaveUnlocked(t Target, c Change) (*Saved, error) {
+	saved := &Saved{Path: t.Path}
+	src, err := readCurrent(t)
 	if err != nil {
 		return nil, err
 	}
-	owner, err := writable(ws, path)
+	owner, err := writable(t, t.Path)
 	if err != nil {
 		return nil, err
 	}
-	data := templateData(p, c)
+	data := templateData(t.Project, c)
 	var tmpl []byte
 	if src == nil {
 		saved.Created = true
-		if src, err = set.Render(templates.Resume, data); err != nil {
+		if src, err = t.Templates.Render(templates.Resume, data); err != nil {
 			return nil, err
 		}
 		tmpl = src
-	} else if from != path {
-		saved.Created, saved.FromLegacy = true, from
+	} else if t.Current != t.Path {
+		saved.Created, saved.FromLegacy = true, t.Current
 	}
-	rel := ws.Rel(path)
-	if from != "" {
-		rel = ws.Rel(from)
+	rel := t.Rel(t.Path)
+	if t.Current != "" {
+		rel = t.Rel(t.Current)
 	}
-	d, err := Parse(src)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", loader.Locate(rel, err), ErrNotWritten)
+	d := Parse(src)
+	if err := d.editable(); err != nil {
+		return nil, fmt.Errorf("%s: %w", markdown.Locate(rel, err), ErrNotWritten)
 	}
-	// The template is rendered only for a save that adds a section it lacks, at most
-	// once: a save of a whole save point, an automatic one in a hook included, skips it.
-	template := sync.OnceValues(func() ([]byte, error) {
+	// The template is rendered only for a save that adds a section it lacks.
+	template := func() ([]byte, error) {
 		if tmpl != nil {
 			return tmpl, nil
 		}
-		return set.Render(templates.Resume, data)
-	})
-	// The save edits the one parse in place and checks the result with one parse
-	// before it writes; an edit the model cannot follow sends it back to a parse after
-	// every edit, which gives the same bytes.
-	base := *saved
-	out, err := edit(ws, p, c, path, d, d.editedInPlace(), template, saved)
-	if err != nil {
-		*saved = base
-		out, err = edit(ws, p, c, path, d, d, template, saved)
+		return t.Templates.Render(templates.Resume, data)
 	}
+	out, err := edit(t, c, d, template, saved)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", rel, err, ErrNotWritten)
 	}
 	saved.Document = out
-	if err := durable.WriteFile(path, out.Bytes(), owner.mode); err != nil {
+	if err := durable.WriteFile(t.Path, out.Bytes(), owner.mode); err != nil {
 		return nil, err
 	}
-	if note := owner.restore(path); note != "" {
-		saved.Notes = append(saved.Notes, ws.Rel(path)+": "+note)
+	if note := owner.restore(t.Path); note != "" {
+		saved.Notes = append(saved.Notes, t.Rel(t.Path)+": "+note)
 	}
 	return saved, nil
 }
 
-// edit makes the save's edits to d (read) through start (d itself, or d edited in
-// place), and checks the frontmatter keys ctx does not own.
-func edit(ws *loader.Workspace, p *loader.Project, c Change, path string, read, start *Document, tmpl func() ([]byte, error), saved *Saved) (*Document, error) {
-	ctxSaved := read.savedByCtx() // before the sections this save adds
-	d, added, err := start.EnsureSections(tmpl, neededSections(read, c)...)
+// edit makes the save's edits to d in three rounds, each planned against one parse and
+// checked by the parse of its result: the sections the save writes into, then every
+// field, header and item, then the Loading Sequence, derived from the document the
+// second round made.
+func edit(t Target, c Change, d *Document, template func() ([]byte, error), saved *Saved) (*Document, error) {
+	read := d
+	ctxSaved := d.savedByCtx()
+	if need := neededSections(d, c); len(need) > 0 {
+		tmpl, err := template()
+		if err != nil {
+			return nil, err
+		}
+		p := newPlan(d)
+		saved.AddedSections = p.ensureSections(tmpl, need)
+		if d, err = p.run(); err != nil {
+			return nil, err
+		}
+	}
+	e := &editor{plan: newPlan(d), d: d, ctxSaved: ctxSaved}
+	if err := e.apply(t, c, saved); err != nil {
+		return nil, err
+	}
+	d, err := e.plan.run()
 	if err != nil {
 		return nil, err
 	}
-	saved.AddedSections = added
-	e := &editor{d: d, ctxSaved: ctxSaved}
-	e.apply(ws, p, c, path, saved)
-	if e.err == nil {
-		e.err = keptValues(read.Frontmatter(), e.d.Frontmatter())
+	p := newPlan(d)
+	if err := p.replaceBlock(SectionLoadingSequence, blockLoading, loadingSequence(t.Project, t.Rel(t.Path), t.Reads(d))); err != nil {
+		return nil, err
 	}
-	if e.err != nil {
-		return nil, e.err
+	if d, err = p.run(); err != nil {
+		return nil, err
 	}
-	return e.d, nil
+	if err := keptValues(read.Frontmatter(), d.Frontmatter()); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// neededSections names the template sections this save writes into: the ones ctx
-// computes on every save, and the ones that receive an item of this change. A section
-// with nothing to write is never added.
+// neededSections names the template sections this save writes into and the document
+// lacks: the ones ctx computes on every save, and the ones that receive an item of
+// this change. A section with nothing to write is never added.
 func neededSections(d *Document, c Change) []string {
 	need := []string{SectionLoadingSequence, SectionCompaction}
 	if c.SessionKey != "" {
 		need = append(need, SectionSessionHistory)
 	}
-	if len(c.Decisions)+len(c.Assumptions)+len(c.Blockers) > 0 {
-		need = append(need, SectionCriticalContext)
+	for _, sub := range []struct {
+		items []string
+		title string
+	}{{c.Decisions, SubsectionDecisions}, {c.Assumptions, SubsectionAssumptions}, {c.Blockers, SubsectionBlockers}} {
+		if _, ok := d.findSection(SectionCriticalContext, sub.title); len(sub.items) > 0 && !ok {
+			need = append(need, SectionCriticalContext)
+			break
+		}
 	}
 	for _, f := range c.Files {
 		if !d.listsFile(f) {
@@ -184,7 +245,13 @@ func neededSections(d *Document, c Change) []string {
 			break
 		}
 	}
-	return need
+	var missing []string
+	for _, title := range need {
+		if _, ok := d.findSection(title); !ok {
+			missing = append(missing, title)
+		}
+	}
+	return missing
 }
 
 // keptValues checks the last line of defence: every frontmatter key ctx does not own
@@ -205,29 +272,27 @@ func keptValues(before, after map[string]any) error {
 	return nil
 }
 
-// readCurrent returns the save point's bytes and the file they came from: the
-// canonical file, else a legacy one (which the save then continues in the canonical
-// place), else nil.
-func readCurrent(ws *loader.Workspace, p *loader.Project, path string) ([]byte, string, error) {
-	found, _ := ws.FindResume(p)
-	if found == "" {
-		return nil, "", nil
+// readCurrent returns the bytes of the save point in use (canonical or legacy), or nil
+// when there is none.
+func readCurrent(t Target) ([]byte, error) {
+	if t.Current == "" {
+		return nil, nil
 	}
-	fi, err := os.Stat(found)
+	fi, err := os.Stat(t.Current)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", ws.Rel(found), err)
+		return nil, fmt.Errorf("%s: %w", t.Rel(t.Current), err)
 	}
 	if fi.Size() > MaxBytes {
-		return nil, "", fmt.Errorf("%s: over %d MB; not edited: %w", ws.Rel(found), MaxBytes>>20, ErrNotWritten)
+		return nil, fmt.Errorf("%s: over %d MB; not edited: %w", t.Rel(t.Current), MaxBytes>>20, ErrNotWritten)
 	}
-	data, err := os.ReadFile(found)
+	data, err := os.ReadFile(t.Current)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", ws.Rel(found), err)
+		return nil, fmt.Errorf("%s: %w", t.Rel(t.Current), err)
 	}
-	return data, found, nil
+	return data, nil
 }
 
-func templateData(p *loader.Project, c Change) templates.Data {
+func templateData(p Project, c Change) templates.Data {
 	// Text given on the command line is one line of the document: a "## " in it stays
 	// text and never becomes a heading.
 	c.Summary, c.Next, c.Phase = oneLine(c.Summary), oneLine(c.Next), oneLine(c.Phase)
@@ -241,34 +306,29 @@ func templateData(p *loader.Project, c Change) templates.Data {
 		Now:         c.Now.UTC().Format(time.RFC3339),
 		Today:       c.Now.Format("2006-01-02"),
 		Phase:       c.Phase,
-		LastSession: c.Now.Format("2006-01-02") + " — " + firstNonEmpty(c.Summary, "save point created"),
+		LastSession: c.Now.Format("2006-01-02") + " — " + cmp.Or(strings.TrimSpace(c.Summary), "save point created"),
 		NextAction:  nextAction(p, c),
 	}
 }
 
-// editor applies a sequence of edits, stopping at the first error.
+// editor plans the second round of a save: fields, headers, items, the session entry
+// and the Compaction Detection block, all against one parse.
 type editor struct {
-	d   *Document
-	err error
+	plan *plan
+	d    *Document
 	// ctxSaved: ctx has saved this document before (its marked blocks are there), so
 	// the Next Action and next_task_number in it are ctx's own record.
 	ctxSaved bool
-}
-
-func (e *editor) do(f func(d *Document) (*Document, Span, error)) {
-	if e.err != nil {
-		return
-	}
-	nd, _, err := f(e.d)
-	if err != nil {
-		e.err = err
-		return
-	}
-	e.d = nd
+	// fields are the values this save writes, read back by later steps.
+	fields map[string]any
 }
 
 func (e *editor) field(key string, value any) {
-	e.do(func(d *Document) (*Document, Span, error) { return d.SetField(key, value) })
+	if e.fields == nil {
+		e.fields = map[string]any{}
+	}
+	e.fields[key] = value
+	e.plan.setField(key, value)
 }
 
 func (e *editor) fieldIfMissing(key string, value any) {
@@ -277,13 +337,27 @@ func (e *editor) fieldIfMissing(key string, value any) {
 	}
 }
 
+// intField is a number field as this save leaves it.
 func (e *editor) intField(key string) int {
+	if v, ok := e.fields[key].(int); ok {
+		return v
+	}
 	v, _ := e.d.Field(key)
 	n, _ := strconv.Atoi(strings.TrimSpace(v))
 	return n
 }
 
-func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path string, saved *Saved) {
+// stringField is a text field as this save leaves it.
+func (e *editor) stringField(key string) string {
+	if v, ok := e.fields[key].(string); ok {
+		return v
+	}
+	v, _ := e.d.Field(key)
+	return v
+}
+
+func (e *editor) apply(t Target, c Change, saved *Saved) error {
+	p := t.Project
 	today := c.Now.Format("2006-01-02")
 	prog := p.Progress
 	// What ctx wrote last time, read before this save changes it.
@@ -308,6 +382,12 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	} else {
 		e.fieldIfMissing("total_tokens_approx", 0)
 	}
+	if c.NoAgentSession && c.SessionKey != "" {
+		base := c.SessionKey
+		for n := 2; e.closedBefore(c.SessionKey); n++ {
+			c.SessionKey = base + "-" + strconv.Itoa(n)
+		}
+	}
 	sessions := e.intField("session_count")
 	if c.Close && !e.closedBefore(c.SessionKey) {
 		e.field("session_count", sessions+1)
@@ -320,7 +400,7 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 		e.fieldIfMissing("project_status", p.Status)
 	}
 	if c.Phase != "" {
-		e.field("current_phase", c.Phase)
+		e.field("current_phase", oneLine(c.Phase))
 	}
 	if c.Skill != "" {
 		e.field("current_skill", c.Skill)
@@ -337,127 +417,79 @@ func (e *editor) apply(ws *loader.Workspace, p *loader.Project, c Change, path s
 	progress("progress_tasks_total", prog.TasksTotal)
 	progress("progress_percentage", prog.Percent)
 
+	var headers []headerValue
 	if c.Summary != "" {
-		e.header(LastSession, today+" — "+c.Summary)
+		headers = append(headers, headerValue{LastSession, today + " — " + oneLine(c.Summary)})
 	} else if _, ok := e.d.Header(LastSession); !ok {
-		e.header(LastSession, today)
+		headers = append(headers, headerValue{LastSession, today})
 	}
 	// The phase line follows --phase; without it, a missing line is written from the
 	// frontmatter, and a person's line stays as they wrote it.
 	if c.Phase != "" {
-		e.header(CurrentPhase, c.Phase)
+		headers = append(headers, headerValue{CurrentPhase, c.Phase})
 	} else if _, ok := e.d.Header(CurrentPhase); !ok {
-		if phase, _ := e.d.Field("current_phase"); phase != "" {
-			e.header(CurrentPhase, phase)
+		if phase := e.stringField("current_phase"); phase != "" {
+			headers = append(headers, headerValue{CurrentPhase, phase})
 		}
 	}
 	next, ok := e.d.Header(NextAction)
+	computed := nextAction(p, c)
 	switch {
 	case c.Next != "":
-		e.header(NextAction, c.Next)
+		headers = append(headers, headerValue{NextAction, c.Next})
 	case !progressKnown:
 		// Nothing new is known about the next task.
+	case computed == noStepsText && (!ok || !e.ctxSaved):
+		// Without steps and without a --next, ctx knows no next action: it makes none
+		// up for a file it never saved, and adds no line for it.
 	case !ok || (e.ctxSaved && keepsNoNextAction(next, lastTask, lastTaskText, prog)) || isCtxNextAction(next):
-		e.header(NextAction, nextAction(p, c))
+		headers = append(headers, headerValue{NextAction, computed})
 	}
+	e.plan.setHeaders(headers)
 
 	for _, item := range c.Decisions {
-		e.do(func(d *Document) (*Document, Span, error) {
-			return d.AppendItem(today+": "+item, SectionCriticalContext, SubsectionDecisions)
-		})
+		if err := e.plan.appendItem(today+": "+item, SectionCriticalContext, SubsectionDecisions); err != nil {
+			return err
+		}
 	}
 	for _, item := range c.Assumptions {
-		e.do(func(d *Document) (*Document, Span, error) {
-			return d.AppendItem(item, SectionCriticalContext, SubsectionAssumptions)
-		})
+		if err := e.plan.appendItem(item, SectionCriticalContext, SubsectionAssumptions); err != nil {
+			return err
+		}
 	}
 	for _, item := range c.Blockers {
-		e.do(func(d *Document) (*Document, Span, error) {
-			return d.AppendItem(item, SectionCriticalContext, SubsectionBlockers)
-		})
+		if err := e.plan.appendItem(item, SectionCriticalContext, SubsectionBlockers); err != nil {
+			return err
+		}
 	}
+	var files []string
 	for _, f := range c.Files {
-		e.addFile(f)
+		if !e.d.listsFile(f) && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) > 0 {
+		// One edit for all: the items go at one place, in order.
+		for _, f := range files {
+			if err := e.plan.appendItem("`"+f+"`", SectionFilesModified); err != nil {
+				return err
+			}
+		}
 	}
 
-	if c.SessionKey != "" && e.err == nil {
+	if c.SessionKey != "" {
 		saved.SessionNumber = e.sessionNumber(c.SessionKey, sessions)
 		heading := fmt.Sprintf("Session %d — %s", saved.SessionNumber, today)
 		if c.Close {
-			heading = fmt.Sprintf("Session %d: %s, %s", saved.SessionNumber, firstNonEmpty(c.Summary, "closed"), today)
+			heading = fmt.Sprintf("Session %d: %s, %s", saved.SessionNumber, cmp.Or(strings.TrimSpace(c.Summary), "closed"), today)
 		}
-		nd, err := e.d.SetSessionEntry(c.SessionKey, heading, c.Summary, c.Close)
-		if err != nil {
-			e.err = err
-		} else {
-			e.d = nd
+		if err := e.plan.setSessionEntry(c.SessionKey, heading, c.Summary, c.Close); err != nil {
+			return err
 		}
 	}
-	compactions := e.intField("compaction_count")
-	tokens := e.intField("total_tokens_approx")
-	e.do(func(d *Document) (*Document, Span, error) {
-		return d.ReplaceBlock(SectionCompaction, "compaction", fmt.Sprintf(
-			"- Compactions this project: %d\n- Approx. tokens at last save: %d\n- Last saved: %s (%s)\n",
-			compactions, tokens, c.Now.UTC().Format(time.RFC3339), firstNonEmpty(c.Trigger, "save")))
-	})
-	if e.err != nil {
-		return
-	}
-	if e.d.inPlace {
-		// The one parse of the edited bytes: it checks the model (and the YAML) and is
-		// the document the Loading Sequence is derived from, which only adds ctx's
-		// own numbered lines after it.
-		e.d, e.err = e.d.verify()
-		if e.err != nil {
-			return
-		}
-	}
-	reads := ws.RecommendedReads(p, ws.ResumeFromDocument(p, path, e.d.Markdown()))
-	e.do(func(d *Document) (*Document, Span, error) {
-		content := loadingSequence(p, ws.Rel(path), reads)
-		nd, span, err := d.ReplaceBlock(SectionLoadingSequence, "loading-sequence", content)
-		if errors.Is(err, errNeedsParse) {
-			// The reads are computed; this one edit parses its result instead.
-			exact := *d
-			exact.inPlace = false
-			return exact.ReplaceBlock(SectionLoadingSequence, "loading-sequence", content)
-		}
-		return nd, span, err
-	})
-}
-
-func (e *editor) header(label, value string) {
-	e.do(func(d *Document) (*Document, Span, error) { return d.SetHeader(label, value) })
-}
-
-// addFile lists a file under Files Modified unless it is there already.
-func (e *editor) addFile(path string) {
-	if e.d.listsFile(path) {
-		return
-	}
-	e.do(func(d *Document) (*Document, Span, error) {
-		return d.AppendItem("`"+path+"`", SectionFilesModified)
-	})
-}
-
-// listsFile reports whether Files Modified (under any of its titles) lists path.
-func (d *Document) listsFile(path string) bool {
-	s, ok := d.findSection(SectionFilesModified)
-	if !ok {
-		return false
-	}
-	for _, listed := range loader.ListedPaths(string(d.src[s.BodyStart:s.End])) {
-		if filepath.Clean(listed) == filepath.Clean(path) {
-			return true
-		}
-	}
-	return false
-}
-
-// savedByCtx reports whether ctx has saved this document before: its marked blocks
-// are there.
-func (d *Document) savedByCtx() bool {
-	return d.markerAt(0, len(d.src), blockBegin("compaction")) >= 0 || d.markerAt(0, len(d.src), blockBegin("loading-sequence")) >= 0
+	return e.plan.replaceBlock(SectionCompaction, blockCompaction, fmt.Sprintf(
+		"- Compactions this project: %d\n- Approx. tokens at last save: %d\n- Last saved: %s (%s)\n",
+		e.intField("compaction_count"), e.intField("total_tokens_approx"), c.Now.UTC().Format(time.RFC3339), cmp.Or(c.Trigger, "save")))
 }
 
 var sessionNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Session (\d+)`) })
@@ -470,17 +502,16 @@ func (e *editor) sessionNumber(key string, counted int) int {
 	if !ok {
 		return counted + 1
 	}
-	body := string(e.d.src[s.BodyStart:s.End])
-	if i := strings.Index(body, sessionMarker(key)); i >= 0 {
-		line := body[strings.LastIndex(body[:i], "\n")+1 : i]
-		if m := sessionNumberRE().FindStringSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(m[1])
+	if i, _, ok := e.d.sessionEntry(key); ok {
+		l := e.d.md.Lines()[i]
+		if m := sessionNumberRE().FindSubmatch(e.d.src[l.Start:l.End]); m != nil {
+			n, _ := strconv.Atoi(string(m[1]))
 			return n
 		}
 	}
 	highest := counted
-	for _, m := range sessionHeadingNumberRE().FindAllStringSubmatch(body, -1) {
-		n, _ := strconv.Atoi(m[1])
+	for _, m := range sessionHeadingNumberRE().FindAllSubmatch(e.d.src[s.BodyStart:s.End], -1) {
+		n, _ := strconv.Atoi(string(m[1]))
 		highest = max(highest, n)
 	}
 	return highest + 1
@@ -494,15 +525,14 @@ func (e *editor) closedBefore(key string) bool {
 	if key == "" {
 		return false
 	}
-	s, ok := e.d.findSection(SectionSessionHistory)
+	i, _, ok := e.d.sessionEntry(key)
 	if !ok {
 		return false
 	}
-	at := e.d.markerAt(s.BodyStart, s.End, sessionMarker(key))
-	if at < 0 {
-		return false
-	}
-	line := strings.TrimLeft(string(e.d.src[lineStart(e.d.src, at):at]), "#")
+	l := e.d.md.Lines()[i]
+	line := string(e.d.src[l.Start:l.End])
+	line, _, _ = strings.Cut(line, sessionMarker(key))
+	line = strings.TrimLeft(line, "#")
 	return closedHeadingRE().MatchString(line)
 }
 
@@ -517,7 +547,7 @@ var sessionHeadingNumberRE = sync.OnceValue(func() *regexp.Regexp { return regex
 // work has moved past the task it was written against. Otherwise it is a person's or an
 // agent's (--next) and stays. In a document ctx never saved, only an empty line or
 // ctx's own wording is recomputed (isCtxNextAction): a person's line stays.
-func keepsNoNextAction(line string, lastTask int, lastTaskText string, now loader.Progress) bool {
+func keepsNoNextAction(line string, lastTask int, lastTaskText string, now markdown.Progress) bool {
 	line = strings.TrimSpace(line)
 	switch line {
 	case "", allDoneText, noStepsText, fmt.Sprintf("Task %d — %s", lastTask, lastTaskText):
@@ -531,14 +561,8 @@ func isCtxNextAction(line string) bool {
 	return line == "" || line == allDoneText || line == noStepsText
 }
 
-// The Next Action texts ctx writes when there is no open task.
-const (
-	allDoneText = "All tasks in the steps file are done"
-	noStepsText = "Write the steps file"
-)
-
 // nextAction is the Next Action line: what the change says, else the current task.
-func nextAction(p *loader.Project, c Change) string {
+func nextAction(p Project, c Change) string {
 	switch {
 	case c.Next != "":
 		return c.Next
@@ -553,7 +577,7 @@ func nextAction(p *loader.Project, c Change) string {
 // loadingSequence renders the reads that exist (the save point being written counts)
 // as the numbered list of the Loading Sequence, paths relative to the project folder
 // when inside it.
-func loadingSequence(p *loader.Project, savePoint string, reads []loader.Read) string {
+func loadingSequence(p Project, savePoint string, reads []Read) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range reads {
@@ -568,13 +592,4 @@ func loadingSequence(p *loader.Project, savePoint string, reads []loader.Read) s
 		fmt.Fprintf(&b, "%d. `%s` — %s\n", n, shown, r.Why)
 	}
 	return b.String()
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

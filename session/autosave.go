@@ -75,7 +75,7 @@ func CountCompaction(ws *loader.Workspace, sessionID string, usage *ContextUsage
 	if usage != nil {
 		c.TokensApprox = usage.TokensUsed
 	}
-	_, err := resume.Save(ws, p, c)
+	_, err := ws.Save(p, c)
 	return err
 }
 

@@ -49,6 +49,7 @@ func SaveProgress(ws *loader.Workspace, p *loader.Project, req SaveRequest) (*Sa
 	// one has nothing to say there.
 	if change.SessionKey == "" && (req.Trigger == TriggerSave || req.Trigger == TriggerClose) {
 		change.SessionKey = sessionKey(req.SessionID, now)
+		change.NoAgentSession = strings.HasPrefix(change.SessionKey, "manual-")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -66,7 +67,7 @@ func SaveProgress(ws *loader.Workspace, p *loader.Project, req SaveRequest) (*Sa
 	if req.Usage != nil && change.TokensApprox == 0 {
 		change.TokensApprox = req.Usage.TokensUsed
 	}
-	saved, err := resume.Save(ws, p, change)
+	saved, err := ws.Save(p, change)
 	if err != nil {
 		return nil, err
 	}
@@ -155,9 +156,21 @@ func workFile(ws *loader.Workspace, p *loader.Project, rel string) (string, bool
 		return strings.TrimPrefix(rel, p.Path+"/"), true
 	case strings.HasPrefix(rel, ws.Config.ProjectsDir+"/"):
 	default:
-		return rel, true
+		return listedForm(p, filepath.Join(ws.Root, filepath.FromSlash(rel))), true
 	}
 	return "", false
+}
+
+// listedForm is how a save point lists a file: relative to the project folder, where a
+// listed path is looked for first. A file of the workspace outside the project is
+// "../../src/main.go", so that a file of the same name in the project is never taken
+// for it.
+func listedForm(p *loader.Project, abs string) string {
+	rel, err := filepath.Rel(p.Dir, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // toolFolders hold the tools' own files, never a person's work, even when git shows
@@ -184,8 +197,7 @@ func CheckFiles(ws *loader.Workspace, p *loader.Project, files []string) ([]stri
 		if err != nil {
 			return nil, fmt.Errorf("--file %q: %w", f, err)
 		}
-		rel := ws.Rel(abs)
-		out = append(out, strings.TrimPrefix(rel, p.Path+"/"))
+		out = append(out, listedForm(p, abs))
 	}
 	return out, nil
 }

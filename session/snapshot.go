@@ -611,7 +611,7 @@ func (s *Snapshot) Markdown() []byte {
 }
 
 // describeProgress renders a project's progress, whatever type the caller keeps it in,
-// from its JSON names (loader.Progress: tasks_completed, tasks_total, percent, ...).
+// from its JSON names (markdown.Progress: tasks_completed, tasks_total, percent, ...).
 func describeProgress(progress any) string {
 	if progress == nil {
 		return ""

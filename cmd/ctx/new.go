@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/resume"
 )
 
 type newOptions struct {
@@ -49,9 +48,9 @@ func runNew(opts *newOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := resume.Create(ws, resume.NewProject{Name: opts.Name, Status: opts.Status, Description: opts.Description, Now: opts.Now()})
+	p, err := ws.Create(loader.NewProject{Name: opts.Name, Status: opts.Status, Description: opts.Description, Now: opts.Now()})
 	if err != nil {
-		if errors.Is(err, resume.ErrBadName) {
+		if errors.Is(err, loader.ErrBadName) {
 			return inputError(fmt.Errorf("new %q: %w", opts.Name, err))
 		}
 		return err

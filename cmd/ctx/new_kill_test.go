@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxtools/ctx/resume"
+	"github.com/ctxtools/ctx/loader"
 )
 
 // TestKilledNewLeavesWholeOrNothing kills `ctx new` at random moments of its run and
@@ -113,7 +113,7 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	young := filepath.Join(projectsDir, resume.NewTempPrefix+"running")
+	young := filepath.Join(projectsDir, loader.NewTempPrefix+"running")
 	if err := os.MkdirAll(filepath.Join(young, "01-planning"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func projectFolders(t *testing.T, dir string) (projects, temps []string) {
 	}
 	for _, e := range entries {
 		switch {
-		case strings.HasPrefix(e.Name(), resume.NewTempPrefix):
+		case strings.HasPrefix(e.Name(), loader.NewTempPrefix):
 			temps = append(temps, e.Name())
 		case regexp.MustCompile(`^\d+-`).MatchString(e.Name()):
 			projects = append(projects, e.Name())

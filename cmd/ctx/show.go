@@ -68,10 +68,10 @@ func runShow(opts *showOptions) error {
 	}
 	if opts.JSON {
 		return opts.writeJSON(struct {
-			SchemaVersion int                 `json:"schema_version"`
-			Project       *loader.Project     `json:"project"`
-			Resume        *loader.ResumeState `json:"resume"`
-			Sections      []shownSection      `json:"sections"`
+			SchemaVersion int             `json:"schema_version"`
+			Project       *loader.Project `json:"project"`
+			Resume        *resume.State   `json:"resume"`
+			Sections      []shownSection  `json:"sections"`
 		}{loader.SchemaVersion, p, rs, sections})
 	}
 	s := style{opts.Color()}

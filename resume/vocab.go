@@ -1,8 +1,65 @@
-package markdown
+package resume
 
 import (
 	"strings"
 	"unicode"
+
+	"github.com/ctxtools/ctx/markdown"
+)
+
+// The save point's vocabulary, each word once: its section titles and the titles
+// people give the same sections, its header labels, the frontmatter keys ctx owns, and
+// ctx's markers.
+
+// Section titles of the save point that ctx reads or writes.
+const (
+	SectionQuickContext    = "Quick Context"
+	SectionSessionHistory  = "Session History"
+	SectionCriticalContext = "Critical Context to Remember"
+	SectionFilesModified   = "Files Modified This Project"
+	SectionLoadingSequence = "Loading Sequence for Resume"
+	SectionCompaction      = "Compaction Detection"
+	SubsectionDecisions    = "Key Decisions"
+	SubsectionAssumptions  = "Important Assumptions"
+	SubsectionBlockers     = "Blockers/Risks"
+)
+
+// Header labels of the Quick Context lines at the top of the body, in their order.
+const (
+	LastSession  = "Last Session"
+	CurrentPhase = "Current Phase"
+	NextAction   = "Next Action"
+)
+
+var headerLabels = [...]string{LastSession, CurrentPhase, NextAction}
+
+// FrontmatterKeys are the frontmatter keys ctx owns, in template order: a missing key
+// is inserted after the nearest key before it in this order.
+var FrontmatterKeys = []string{
+	"resume_version", "last_updated", "compaction_count", "total_tokens_approx", "session_count",
+	"project_id", "project_name", "project_status",
+	"current_phase", "current_skill", "current_workflow_step",
+	"current_section", "current_section_name", "next_task_number", "next_task_description",
+	"progress_tasks_completed", "progress_tasks_total", "progress_percentage",
+	"planning_completed",
+}
+
+// The names of ctx's marked blocks.
+const (
+	blockCompaction = "compaction"
+	blockLoading    = "loading-sequence"
+)
+
+// Block markers delimit the lines ctx owns inside a section that may also hold a
+// person's text; the session marker tags the Session History entry of one agent session.
+func blockBegin(name string) string   { return "<!-- ctx:begin " + name + " -->" }
+func blockEnd(name string) string     { return "<!-- ctx:end " + name + " -->" }
+func sessionMarker(key string) string { return "<!-- ctx:session " + key + " -->" }
+
+// The Next Action texts ctx writes when there is no open task.
+const (
+	allDoneText = "All tasks in the steps file are done"
+	noStepsText = "Write the steps file"
 )
 
 // equivalents lists, for each section title of a save point, the other titles people
@@ -37,11 +94,11 @@ func SameTitle(title, canonical string) bool {
 
 // FindEquivalent returns the first section, at any level, whose title names title
 // (SameTitle); a level-2 section wins over a deeper one.
-func FindEquivalent(sections []Section, title string) (Section, bool) {
+func FindEquivalent(sections []markdown.Section, title string) (markdown.Section, bool) {
 	if title == "" {
-		return Section{}, false
+		return markdown.Section{}, false
 	}
-	var found Section
+	var found markdown.Section
 	ok := false
 	for _, s := range sections {
 		if s.Level < 2 || !SameTitle(s.Title, title) {

@@ -1,4 +1,4 @@
-package resume
+package loader
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/ctxtools/ctx/internal/durable"
-	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/resume"
 	"github.com/ctxtools/ctx/templates"
 )
 
@@ -42,7 +42,7 @@ var ErrBadName = errors.New("project name has no letters or digits to make a fol
 // projects folder (NewTempPrefix, a name the loader never lists), every file synced,
 // then renamed into place in one step. A creation killed before the rename leaves
 // only that temporary folder, which a later Create removes.
-func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
+func (ws *Workspace) Create(np NewProject) (*Project, error) {
 	slug := Slug(np.Name)
 	if slug == "" {
 		return nil, ErrBadName
@@ -50,23 +50,23 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 	if np.Status == "" {
 		np.Status = "PLANNING"
 	}
-	if err := loader.EnsureStateDir(ws.StatePath("state")); err != nil {
+	if err := EnsureStateDir(ws.StatePath("state")); err != nil {
 		return nil, err
 	}
-	var created *loader.Project
+	var created *Project
 	err := durable.WithLock(ws.StatePath("state", "new-project"), func() error {
 		projects := ws.ProjectsPath()
 		if err := durable.MkdirAll(projects, 0o755); err != nil {
 			return err
 		}
 		durable.RemoveStaleDirs(projects, NewTempPrefix, time.Now())
-		n, err := nextNumber(ws)
+		n, err := ws.nextNumber()
 		if err != nil {
 			return err
 		}
 		id := fmt.Sprintf("%02d-%s", n, slug)
 		dir := filepath.Join(projects, id)
-		err = durable.BuildDir(dir, NewTempPrefix, func(tmp string) error { return fill(ws, tmp, id, n, np) })
+		err = durable.BuildDir(dir, NewTempPrefix, func(tmp string) error { return ws.fill(tmp, id, n, np) })
 		if err != nil {
 			if errors.Is(err, os.ErrExist) {
 				return fmt.Errorf("create %s: %w", ws.Rel(dir), err)
@@ -77,16 +77,16 @@ func Create(ws *loader.Workspace, np NewProject) (*loader.Project, error) {
 		// could at worst undo the rename, and the temporary folder would be removed by the
 		// next creation. Reporting a failure for a project that exists would mislead.
 		_ = durable.SyncDir(projects)
-		created = ws.ReadProject(projectFolder(ws, dir, id, n), loader.ReadOptions{Progress: true})
+		created = ws.ReadProject(ws.projectFolder(dir, id, n), ReadOptions{Progress: true})
 		return nil
 	})
 	return created, err
 }
 
 // fill writes the folders, planning files and save point of project id into dir.
-func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) error {
+func (ws *Workspace) fill(dir, id string, n int, np NewProject) error {
 	planning := filepath.Join(dir, ws.Config.PlanningDir)
-	for _, sub := range []string{ws.Config.PlanningDir, "02-resources", loader.WorkingDir, "04-outputs"} {
+	for _, sub := range []string{ws.Config.PlanningDir, "02-resources", WorkingDir, "04-outputs"} {
 		if err := durable.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return err
 		}
@@ -110,14 +110,16 @@ func fill(ws *loader.Workspace, dir, id string, n int, np NewProject) error {
 	// in the temporary folder gives the bytes it has once renamed. No other process
 	// knows that folder: the save point's lock (Save) is not needed, and would leave a
 	// lock file named after a path that is gone.
-	p := ws.ReadProject(projectFolder(ws, dir, id, n), loader.ReadOptions{Progress: true})
-	_, err := saveLocked(ws, p, Change{Now: np.Now, Trigger: "new", Summary: "project created"}, ws.ResumePath(p))
+	p := ws.ReadProject(ws.projectFolder(dir, id, n), ReadOptions{Progress: true})
+	t := ws.SaveTarget(p)
+	t.Prepare = nil
+	_, err := resume.SaveUnlocked(t, resume.Change{Now: np.Now, Trigger: "new", Summary: "project created"})
 	return err
 }
 
 // projectFolder is the folder of project id, as the loader would list it, kept in dir.
-func projectFolder(ws *loader.Workspace, dir, id string, n int) loader.Folder {
-	return loader.Folder{ID: id, Number: n, Slug: strings.TrimPrefix(id, fmt.Sprintf("%02d-", n)), Dir: dir, Rel: ws.Rel(dir)}
+func (ws *Workspace) projectFolder(dir, id string, n int) Folder {
+	return Folder{ID: id, Number: n, Slug: strings.TrimPrefix(id, fmt.Sprintf("%02d-", n)), Dir: dir, Rel: ws.Rel(dir)}
 }
 
 // Slug turns a name into a folder slug: lowercase letters and digits (of any script)
@@ -146,7 +148,7 @@ func Slug(name string) string {
 
 // nextNumber is one more than the highest project number in use, counting projects in
 // archive folders (any folder of the projects folder whose name holds "archive").
-func nextNumber(ws *loader.Workspace) (int, error) {
+func (ws *Workspace) nextNumber() (int, error) {
 	folders, err := ws.Folders()
 	if err != nil {
 		return 0, err

@@ -1,14 +1,14 @@
 package agents
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ctxtools/ctx/gitstate"
 )
 
 // gitTimeout bounds one git call; a checkpoint of 100 changed files took 0.25–0.6 s.
@@ -48,30 +48,14 @@ type Changes struct {
 	BranchMove bool     `json:"branch_changed"`
 }
 
-// git runs git in dir with extra environment.
+// git runs git in dir with extra environment through gitstate.Run, ctx's one way of
+// starting git, within gitTimeout.
 func git(dir string, env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return out.String(), &gitError{cmd: args[0], err: err, stderr: strings.TrimSpace(errb.String())}
-	}
-	return out.String(), nil
+	out, err := gitstate.Run(ctx, dir, env, args...)
+	return string(out), err
 }
-
-// gitError is a git command that failed, with what it said on stderr.
-type gitError struct {
-	cmd    string
-	err    error
-	stderr string
-}
-
-func (e *gitError) Error() string { return fmt.Sprintf("git %s: %v: %s", e.cmd, e.err, e.stderr) }
-func (e *gitError) Unwrap() error { return e.err }
 
 // repoRoot is the top of the working tree holding dir, or "" outside git.
 func repoRoot(dir string) string {

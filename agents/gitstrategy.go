@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ctxtools/ctx/gitstate"
 )
 
 // Git strategies of a pause (AGENTS.md §5.7). Every strategy takes the checkpoint
@@ -151,9 +153,9 @@ func (c *Checkpoint) undoStrategy(goOn bool) (note string, err error) {
 			if len(conflicts) == 0 {
 				// Refused before touching anything: a file of the stash is in the way
 				// (made or changed while paused). The tree is as the person left it.
-				var ge *gitError
+				var ge *gitstate.Error
 				if errors.As(err, &ge) {
-					if inWay := filesInTheWay(ge.stderr); len(inWay) > 0 {
+					if inWay := filesInTheWay(ge.Stderr); len(inWay) > 0 {
 						return "", &ConflictError{Files: inWay, Stash: c.Stash}
 					}
 				}
@@ -196,10 +198,9 @@ func findStashByID(repo, sha string) int {
 	return -1
 }
 
-// filesInTheWay reads the files git names (on stderr) when it refuses to apply a stash
-// over them:
-// "F already exists, no checkout", and the tab-indented list after "would be
-// overwritten".
+// filesInTheWay reads the files git names (on stderr, in English: gitstate.Run) when it
+// refuses to apply a stash over them: "F already exists, no checkout", and the
+// tab-indented list after "would be overwritten".
 func filesInTheWay(stderr string) []string {
 	var files []string
 	listing := false

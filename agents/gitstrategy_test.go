@@ -208,3 +208,38 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+// A file the person changed while paused is in the way of the stash: git refuses to
+// apply it and names the file, and the agent stays paused with that file in the
+// conflict. That holds under a person's own language too (git's message is read, so git
+// must speak English to ctx whatever the locale): with LANGUAGE=de, git 2.39 says
+// "würden durch den Merge überschrieben werden" to a terminal.
+func TestGitStashInTheWayUnderAnotherLanguage(t *testing.T) {
+	dir, write := gitRepo(t)
+	cp, err := TakeCheckpoint(dir, "a-test04", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.applyStrategy(GitStash, "a-test04", "expiry", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	write("a.txt", "a changed by the person, not committed\n")
+
+	// C.UTF-8 exists on every glibc system and, unlike C, lets LANGUAGE choose the
+	// messages; de_DE.UTF-8 need not be generated.
+	t.Setenv("LANGUAGE", "de")
+	t.Setenv("LANG", "de_DE.UTF-8")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	if probe, _ := exec.Command("git", "-C", t.TempDir(), "status").CombinedOutput(); strings.Contains(string(probe), "not a git repository") {
+		t.Log("git has no German messages on this machine: the locale is not exercised here")
+	}
+
+	_, err = cp.undoStrategy(false)
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) || fmt.Sprint(conflict.Files) != "[a.txt]" {
+		t.Fatalf("want a.txt in the way, got %v", err)
+	}
+	if read(t, dir, "a.txt") != "a changed by the person, not committed\n" || findStashByID(dir, cp.Stash) < 0 {
+		t.Errorf("the refused resume changed a.txt to %q or lost the stash", read(t, dir, "a.txt"))
+	}
+}

@@ -73,7 +73,7 @@ func Read(ctx context.Context, dir string) (*State, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 
-	out, err := run(ctx, dir, "rev-parse", "--show-toplevel", "--show-cdup")
+	out, err := Run(ctx, dir, nil, "rev-parse", "--show-toplevel", "--show-cdup")
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, errNoWorkTree) {
 		return nil, nil
 	}
@@ -84,7 +84,7 @@ func Read(ctx context.Context, dir string) (*State, error) {
 
 	// Porcelain v2 carries the branch, the commit and the changed paths in one run;
 	// -z leaves paths unquoted, so spaces and non-ASCII names come through as written.
-	out, err = run(ctx, dir, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all")
+	out, err = Run(ctx, dir, nil, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -96,33 +96,56 @@ func Read(ctx context.Context, dir string) (*State, error) {
 	return st, nil
 }
 
-// run runs one git command in dir and returns its output.
-func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// Run runs git with args in dir and returns what it wrote to stdout. It is the one way
+// ctx starts git: the environment is scrubbed (gitEnv), so git speaks English, which
+// callers that read its messages rely on, and works on the repository holding dir
+// whatever a surrounding git hook set; env is added after the scrub (a temporary index,
+// an author). ctx bounds the run. A failure is an *Error carrying git's stderr, except a
+// missing git (exec.ErrNotFound) and a cancelled ctx (ctx.Err()), which are wrapped.
+func Run(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitEnv(os.Environ())
+	cmd.Env = append(gitEnv(os.Environ()), env...)
 	// A helper that git starts (fsmonitor, credential) may hold the pipes open after
 	// git is killed; WaitDelay keeps the timeout a real bound.
 	cmd.WaitDelay = 50 * time.Millisecond
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	what := "git " + args[0] + " in " + dir
 	switch {
 	case err == nil:
 		return stdout.Bytes(), nil
 	case errors.Is(err, exec.ErrNotFound):
 		return nil, err
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+		return nil, fmt.Errorf("git %s in %s: %w", args[0], dir, ctx.Err())
 	}
-	msg := strings.TrimSpace(stderr.String())
-	if notWorkTree(msg) {
-		return nil, fmt.Errorf("%s: %w", what, errNoWorkTree)
+	return nil, &Error{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+}
+
+// Error is a git run that failed, with what git said.
+type Error struct {
+	Dir    string
+	Args   []string
+	Stderr string // all of it, trimmed; in English (Run)
+	Err    error  // the exit status
+}
+
+// Error names the command and the folder, and gives the first line of git's stderr,
+// which is where git says what went wrong.
+func (e *Error) Error() string {
+	what := "git " + e.Args[0] + " in " + e.Dir
+	if e.Stderr == "" {
+		return fmt.Sprintf("%s: %v", what, e.Err)
 	}
-	if msg == "" {
-		return nil, fmt.Errorf("%s: %w", what, err)
+	return fmt.Sprintf("%s: %s: %v", what, firstLine(e.Stderr), e.Err)
+}
+
+// Unwrap gives the exit status, and errNoWorkTree when git found no work tree at Dir.
+func (e *Error) Unwrap() []error {
+	if notWorkTree(e.Stderr) {
+		return []error{e.Err, errNoWorkTree}
 	}
-	return nil, fmt.Errorf("%s: %s: %w", what, firstLine(msg), err)
+	return []error{e.Err}
 }
 
 // rootFolder returns the repository's top folder, preferring dir's spelling of it: git
@@ -143,9 +166,10 @@ func rootFolder(dir, top, cdup string) string {
 	return top
 }
 
-// gitEnv returns env prepared for a git run that only reads: no optional locks, English
-// messages (notWorkTree reads them), and none of the variables a surrounding git hook may
-// have set that would point git at a repository other than the one holding dir.
+// gitEnv returns env prepared for a git run: English messages (notWorkTree and the
+// callers of Run read them), no optional locks (a status that only reads does not
+// rewrite the index under a person's git), and none of the variables a surrounding git
+// hook may have set that would point git at a repository other than the one holding dir.
 func gitEnv(env []string) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {

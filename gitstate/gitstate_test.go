@@ -2,6 +2,7 @@ package gitstate
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,4 +309,38 @@ func FuzzParseStatus(f *testing.F) {
 			t.Fatalf("dirty %q: want a sorted, non-nil list", st.Dirty)
 		}
 	})
+}
+
+// Run is every git run of ctx: whatever the person's language and whatever a git hook
+// set, git speaks English and works on the repository holding dir, and the caller's
+// own variables come through. The environment is read back through an alias.
+func TestRunEnvironment(t *testing.T) {
+	dir := newRepo(t)
+	t.Setenv("LANGUAGE", "de")
+	t.Setenv("LANG", "de_DE.UTF-8")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(dir, "elsewhere"))
+
+	out, err := Run(context.Background(), dir, []string{"CTX_TEST_EXTRA=1"}, "-c", "alias.showenv=!env", "showenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Split(string(out), "\n")
+	for _, want := range []string{"LC_ALL=C", "CTX_TEST_EXTRA=1"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("git's environment lacks %s", want)
+		}
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "LANGUAGE=") || strings.HasPrefix(kv, "GIT_INDEX_FILE=") {
+			t.Errorf("git's environment holds %s", kv)
+		}
+	}
+
+	_, err = Run(context.Background(), dir, nil, "rev-parse", "--verify", "nope^{commit}")
+	var ge *Error
+	if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "fatal: Needed a single revision") ||
+		err.Error() != "git rev-parse in "+dir+": Needed a single revision: exit status 128" {
+		t.Errorf("got %v, want git's English stderr in a *gitstate.Error", err)
+	}
 }

@@ -128,7 +128,10 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 // bounds the slow part (git).
 func FinalizeJournal(ws *loader.Workspace, sessionID string, trigger Trigger, usage *ContextUsage, minimal bool, now, deadline time.Time) (archived, snapshotID string, err error) {
 	j := OpenJournal(ws.StatePath("sessions"), sessionID)
-	if !j.Active() {
+	if active, err := j.Active(); !active {
+		if err != nil {
+			return "", "", fmt.Errorf("finalize journal: %w", err)
+		}
 		return "", "", nil
 	}
 	var snap *Snapshot

@@ -172,12 +172,14 @@ func compactionWork(ws *loader.Workspace, in Compaction, autoSaved bool) error {
 		errs = append(errs, CountCompaction(ws, in.SessionID, SnapshotUsage(u), in.Now))
 	}
 	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
-	if j.Active() {
+	active, err := j.Active()
+	errs = append(errs, err)
+	if active {
 		errs = append(errs, j.Append(in.Now, LineSystemEvent, percentOf(u), map[string]string{
 			"event": "compaction", "trigger": in.Trigger, "signal": in.Signal,
 		}))
+		_, _, err := FinalizeJournal(ws, in.SessionID, TriggerPreCompact, SnapshotUsage(u), false, in.Now, time.Time{})
+		errs = append(errs, err)
 	}
-	_, _, err := FinalizeJournal(ws, in.SessionID, TriggerPreCompact, SnapshotUsage(u), false, in.Now, time.Time{})
-	errs = append(errs, err)
 	return errors.Join(errs...)
 }

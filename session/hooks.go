@@ -277,7 +277,11 @@ var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, 
 func OnToolCall(ws *loader.Workspace, in ToolCall) ([]string, error) {
 	input := in.Input
 	var errs []error
-	if j := OpenJournal(ws.StatePath("sessions"), in.SessionID); j.Active() {
+	j := OpenJournal(ws.StatePath("sessions"), in.SessionID)
+	switch active, err := j.Active(); {
+	case err != nil:
+		errs = append(errs, err)
+	case active:
 		errs = append(errs, j.Append(in.Now, LineToolCall, lastPercent(ws, in.SessionID), map[string]string{
 			"tool": in.Tool, "summary": ToolSummary(in.Tool, input),
 		}))
@@ -361,8 +365,8 @@ func ToolSummary(tool string, in hook.ToolInput) string {
 // OnStop records the agent's last message (its start) in an open journal.
 func OnStop(ws *loader.Workspace, sessionID, message string, now time.Time) error {
 	j := OpenJournal(ws.StatePath("sessions"), sessionID)
-	if !j.Active() {
-		return nil
+	if active, err := j.Active(); !active {
+		return err
 	}
 	return j.Append(now, LineAssistantResponse, lastPercent(ws, sessionID), map[string]string{"text": clip(message, messageKept)})
 }

@@ -87,10 +87,10 @@ func (j *Journal) safeID() string {
 	return safe
 }
 
-// Active reports whether the journal is open: its file exists.
-func (j *Journal) Active() bool {
-	_, err := os.Lstat(j.Path())
-	return err == nil
+// Active reports whether the journal is open: its file exists. It cannot tell when the
+// sessions folder is one ctx does not read (checkReadable): false and that error.
+func (j *Journal) Active() (bool, error) {
+	return j.exists()
 }
 
 // locked runs fn under the lock of the journals of j.Dir. Every change to a journal
@@ -105,8 +105,12 @@ func (j *Journal) locked(fn func() error) error {
 }
 
 // exists reports whether the journal file is there, an error other than its absence
-// being returned.
+// being returned. Every use of the journal file begins here, so a sessions folder that
+// a link takes out of the workspace is refused before any of it is read or changed.
 func (j *Journal) exists() (bool, error) {
+	if err := checkReadable(j.Dir); err != nil {
+		return false, err
+	}
 	_, err := os.Lstat(j.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -218,6 +222,9 @@ func encodeObject(data any) (json.RawMessage, error) {
 // one warning for each (e.g. "ACTIVE-PAUSE-x.jsonl:7: skipped: invalid JSON"). A journal
 // that is not active has no lines.
 func (j *Journal) Read() ([]JournalLine, []string, error) {
+	if err := checkReadable(j.Dir); err != nil {
+		return nil, nil, fmt.Errorf("read journal: %w", err)
+	}
 	path := j.Path()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -635,6 +642,9 @@ func (j *Journal) Discard() error {
 // session the file name is made from, else from the file name. A file whose name
 // SafeID would not have made is not ctx's and is left out.
 func Orphans(dir, exceptSessionID string) ([]*Journal, error) {
+	if err := checkReadable(dir); err != nil {
+		return nil, fmt.Errorf("find orphaned journals: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

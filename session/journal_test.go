@@ -116,7 +116,7 @@ func types(lines []JournalLine) []string {
 func TestJournalLifecycle(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sessions")
 	j := OpenJournal(dir, "sess-1")
-	if j.Active() {
+	if isActive(t, j) {
 		t.Fatal("active before start")
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -126,7 +126,7 @@ func TestJournalLifecycle(t *testing.T) {
 		t.Errorf("path %s, want %s", j.Path(), want)
 	}
 	mustStart(t, j)
-	if !j.Active() {
+	if !isActive(t, j) {
 		t.Fatal("not active after start")
 	}
 	if started, err := j.Start(t0.Add(time.Minute), nil, nil); err != nil || started {
@@ -175,7 +175,7 @@ func TestJournalLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Active() {
+	if isActive(t, j) {
 		t.Error("still active after finalize")
 	}
 	if want := filepath.Join(dir, id+"-incremental.jsonl"); archived != want {
@@ -353,7 +353,7 @@ func TestJournalDiscard(t *testing.T) {
 	if err := j.Discard(); err != nil {
 		t.Fatal(err)
 	}
-	if j.Active() {
+	if isActive(t, j) {
 		t.Error("still active after discard")
 	}
 	if left := names(t, dir, "ACTIVE-PAUSE-*"); len(left) > 0 {
@@ -459,7 +459,7 @@ func TestJournalsPerSession(t *testing.T) {
 	if _, _, err := a.Finalize(t0, nil, true); err != nil {
 		t.Fatal(err)
 	}
-	if !b.Active() {
+	if !isActive(t, b) {
 		t.Error("finalizing a closed b")
 	}
 }
@@ -539,7 +539,7 @@ func TestOrphans(t *testing.T) {
 	}
 	var ids []string
 	for _, o := range orphans {
-		if !o.Active() || o.Dir != dir {
+		if !isActive(t, o) || o.Dir != dir {
 			t.Errorf("orphan %+v is not at its journal", o)
 		}
 		ids = append(ids, o.SessionID)
@@ -647,7 +647,7 @@ func TestJournalFinalizeFromProcesses(t *testing.T) {
 	if got := names(t, dir, "session-*.json"); len(got) != 1 {
 		t.Errorf("snapshots %q, want one", got)
 	}
-	if j.Active() {
+	if isActive(t, j) {
 		t.Error("still active")
 	}
 }
@@ -733,4 +733,14 @@ func TestJournalFinalizeKilledAfterItsSnapshot(t *testing.T) {
 			t.Errorf("the finalize's snapshot %q carries no token: %v", id, err)
 		}
 	}
+}
+
+// isActive is j.Active for a folder that must be readable.
+func isActive(t *testing.T, j *Journal) bool {
+	t.Helper()
+	ok, err := j.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }

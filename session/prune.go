@@ -50,10 +50,14 @@ func (s Snapshots) Prune(opts PruneOptions) (pruned []PrunedSet, kept int, err e
 	if opts.KeepSet && opts.Keep < 0 {
 		return nil, 0, fmt.Errorf("prune: keep %d: must be 0 or more", opts.Keep)
 	}
+	// A sessions folder that a link takes out of the workspace is not ctx's to read,
+	// let alone empty; nor is a LatestFile that leads out, whose lock prune would take.
+	if err := checkReadable(s.Dir); err != nil {
+		return nil, 0, fmt.Errorf("prune: %w", err)
+	}
 	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
-	// A sessions folder that a link takes out of the workspace is not ctx's to empty.
 	if err := durable.CheckInside(filepath.Join(s.Dir, LatestFile)); err != nil {
 		return nil, 0, fmt.Errorf("prune: %w", err)
 	}

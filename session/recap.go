@@ -34,7 +34,10 @@ func SessionRecap(ws *loader.Workspace, sessionID string, compacted bool) Recap 
 		r.Files = files[max(0, len(files)-recapFiles):]
 	}
 	dir := ws.StatePath("sessions")
-	if j := OpenJournal(dir, sessionID); j.Active() {
+	// A sessions folder ctx does not read (checkReadable) gives no recap; the hook
+	// reports it once, from the journals' recovery.
+	j := OpenJournal(dir, sessionID)
+	if active, _ := j.Active(); active {
 		if lines, _, err := j.Read(); err == nil {
 			for _, l := range lines {
 				if isAction(l.Type) && l.Type != LineSystemEvent {

@@ -370,11 +370,12 @@ func blockStyle(n *yaml.Node) {
 }
 
 // List returns the snapshots in the folder, newest first. Snapshots that cannot be read
-// are left out and named in the error, which does not make the list invalid.
+// are left out and named in the error, which does not make the list invalid; a folder
+// that cannot be listed gives a nil list and the error.
 func (s Snapshots) List() ([]Snapshot, error) {
 	ids, err := s.ids()
 	if err != nil {
-		return []Snapshot{}, err
+		return nil, err
 	}
 	snaps := make([]Snapshot, 0, len(ids))
 	var errs []error
@@ -391,6 +392,9 @@ func (s Snapshots) List() ([]Snapshot, error) {
 
 // ids returns the ids of the folder's snapshots, newest first, from the file names.
 func (s Snapshots) ids() ([]string, error) {
+	if err := checkReadable(s.Dir); err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -452,6 +456,9 @@ func (s Snapshots) latest() (string, error) {
 
 // LatestID returns the id on the first line of LatestFile.
 func (s Snapshots) LatestID() (string, error) {
+	if err := checkReadable(s.Dir); err != nil {
+		return "", err
+	}
 	data, err := os.ReadFile(filepath.Join(s.Dir, LatestFile))
 	if err != nil {
 		return "", err
@@ -465,6 +472,9 @@ func (s Snapshots) LatestID() (string, error) {
 }
 
 func (s Snapshots) load(id string) (*Snapshot, error) {
+	if err := checkReadable(s.Dir); err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
 	path := filepath.Join(s.Dir, id+".json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -713,6 +723,15 @@ func groupDigits(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// checkReadable returns the *durable.OutsideError of a sessions folder that a link
+// takes out of its workspace, nil otherwise: ctx reads there no more than it writes
+// there, by the rule every write keeps (durable.CheckInside, which also honours
+// links.allow_outside). Every read of a sessions folder asks it before it looks at
+// anything there; the error names the folder.
+func checkReadable(sessionsDir string) error {
+	return durable.CheckInside(sessionsDir)
 }
 
 // lockDir is where the locks of a sessions folder live: .ctx/state/locks, beside it and

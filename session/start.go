@@ -257,7 +257,7 @@ func CarryOnce(ws *loader.Workspace, rt *Runtime, sessionID, transcript string, 
 			return nil
 		}
 	}
-	usage.WaitForLine(transcript, []byte(`"type":"assistant"`), carryWait)
+	usage.WaitForLine(transcript, []byte(`"assistant"`), carryWait) // however the line is spaced
 	if firstMessageUUID(transcript) == "" {
 		return nil // nothing to match yet: the next Stop looks again
 	}

@@ -122,13 +122,9 @@ func (w *world) projectFolderRE() *regexp.Regexp {
 
 // A creation builds a project in a folder named stagingPrefix… in 02-projects and
 // renames it into place; one that is killed leaves that folder, which the next creation
-// removes once it is older than stagingStale (resume/new.go: NewTempPrefix;
-// durable.StaleDirAge). The temporary files inside such a folder are its own, not litter of
-// the final saves.
-const (
-	stagingPrefix = ".ctx-new-"
-	stagingStale  = time.Minute
-)
+// removes, since its writer is gone (resume/new.go: NewTempPrefix; durable.RemoveStaleDirs).
+// The temporary files inside such a folder are its own, not litter of the final saves.
+const stagingPrefix = ".ctx-new-"
 
 // planningFiles are what a whole project made by `ctx new` holds.
 var planningFiles = []string{"01-planning/overview.md", "01-planning/plan.md", "01-planning/steps.md", "01-planning/_resume.md",
@@ -175,12 +171,13 @@ func (w *world) checkProjectFolders(rep *report) {
 	staging := 0
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), stagingPrefix) {
-			// A killed creation's folder, which a later creation removes once it is
-			// stale. One that was already stale when a creation ran was missed.
+			// A killed creation's folder, which a later creation removes. Creations
+			// take turns under a lock, so one last changed before the last creation
+			// started was left by a writer gone by the time that creation swept.
 			staging++
-			if fi, err := e.Info(); err == nil && lastNew.Sub(fi.ModTime()) > stagingStale {
-				rep.fail("02-projects/%s: a killed `ctx new`'s folder, last changed %s, outlived the `ctx new` acknowledged at %s, which should have removed it (stale after %s)",
-					e.Name(), fi.ModTime().Format(time.TimeOnly), lastNew.Format(time.TimeOnly), stagingStale)
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(lastNew) {
+				rep.fail("02-projects/%s: a killed `ctx new`'s folder, last changed %s, outlived the `ctx new` acknowledged at %s, which should have removed it",
+					e.Name(), fi.ModTime().Format(time.StampMilli), lastNew.Format(time.StampMilli))
 			}
 			continue
 		}
@@ -244,8 +241,8 @@ func (w *world) checkProjectFolders(rep *report) {
 		}
 	}
 	if staging > 0 {
-		rep.note("%d folder(s) %s* of killed `ctx new` in 02-projects, younger than %s when the last creation ran (a later `ctx new` removes them)",
-			staging, stagingPrefix, stagingStale)
+		rep.note("%d folder(s) %s* of `ctx new` killed after the last creation started (a later `ctx new` removes them)",
+			staging, stagingPrefix)
 	}
 	rep.counted("%d project folders from `ctx new` (%d acknowledged, %d whole, %d half-made, %d killed before any folder)",
 		whole+half, acked, whole, half, leftNothing)

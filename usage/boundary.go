@@ -26,10 +26,6 @@ type Boundary struct {
 // hook looks; a longer stretch is older history.
 const boundaryScan = 4 << 20
 
-// markBoundary finds both forms of the subtype, compact and with spaces after the
-// separators; "microcompact_boundary" holds it too and is told apart once decoded.
-var markBoundary = []byte(`compact_boundary`)
-
 // Boundaries returns the compactions recorded in the transcript at path from byte
 // offset from to its end, oldest first, and the offset just past the last whole line
 // read, where the next call may start. A negative from, or one past the end (the file
@@ -65,19 +61,15 @@ func Boundaries(path string, from int64) ([]Boundary, int64, error) {
 	if last < 0 {
 		return nil, start, nil
 	}
-	whole := buf[:last+1]
 	var out []Boundary
-	for rest := whole; ; {
-		i := bytes.Index(rest, markBoundary)
-		if i < 0 {
-			break
+	for line := range bytes.Lines(buf[:last+1]) {
+		// The markers of read.go: only such a line can be a compaction's boundary.
+		if !bytes.Contains(line, markCompact) && !escapesASCII(line) {
+			continue
 		}
-		lineStart := bytes.LastIndexByte(rest[:i], '\n') + 1
-		lineEnd := i + bytes.IndexByte(rest[i:], '\n')
-		if b, ok := parseBoundary(rest[lineStart:lineEnd]); ok {
+		if b, ok := parseBoundary(line); ok {
 			out = append(out, b)
 		}
-		rest = rest[lineEnd+1:]
 	}
 	return out, start + int64(last) + 1, nil
 }

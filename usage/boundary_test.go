@@ -43,3 +43,23 @@ func TestBoundariesFindsCompactionsNotMicrocompactions(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// A compaction line whose subtype is written with a \u escape is one all the same, as
+// encoding/json reads it.
+func TestBoundariesFindsEscapedCompactions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	lines := `{"type":"system","subtype":"compact_bound\u0061ry","uuid":"b1","compactMetadata":{"trigger":"auto","preTokens":9}}
+{"type": "system", "subtype": "\u0063ompact_boundary", "uuid": "b2"}
+{"type":"user","message":{"content":"{\"subtype\":\"\\u0063ompact_boundary\"}"},"uuid":"u1"}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Boundaries(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].UUID != "b1" || got[0].PreTokens != 9 || got[1].UUID != "b2" {
+		t.Fatalf("boundaries = %+v, want b1 and b2", got)
+	}
+}

@@ -80,3 +80,27 @@ func FuzzCompactEnabledFalse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJudge checks the byte markers against a decoding of every line: a line they rule
+// out must be one that decoding rules out too, however it is spaced or escaped.
+func FuzzJudge(f *testing.F) {
+	for _, seed := range []string{
+		laterAssistant,
+		`{"type": "assistant", "message": {"usage": {"input_tokens": 5}}}`,
+		`{"type":"\u0061ssistant","message":{"usage":{"input_tokens":5}}}`,
+		`{"\u0074ype":"assistant","message":{"\u0075sage":{"input_tokens":5}}}`,
+		`{"TYPE":"assistant","Message":{"Usage":{"input_tokens":5}}}`,
+		`{"type": "system", "subtype": "compact_bound\u0061ry", "compactMetadata": {"postTokens": 1}}`,
+		`{"type":"user","message":{"content":"{\"type\":\"assistant\"}"}}`,
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, gotOK := judge(line)
+		want, wantOK := decide(line)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: markers give %+v, %v; decoding gives %+v, %v", line, got, gotOK, want, wantOK)
+		}
+	})
+}

@@ -23,14 +23,37 @@ const (
 	maxLine    = 4 << 20
 )
 
-// Cheap markers tried before any JSON is decoded. Claude Code writes compact JSON, and
-// inside a JSON string every quote is escaped, so these bytes appear only as real keys
-// and values: a line without them cannot be one that counts.
+// Cheap markers tried before any JSON is decoded. A line decides the usage only if it
+// holds the string "assistant" (an assistant line's type) or "compact_boundary" (a
+// compaction's subtype), and such a string is written as these bytes whatever the
+// spacing of the line, unless a letter of it is a \u escape (escapesASCII). Keys are not
+// looked at: they may be escaped too, and encoding/json matches them in any letter case.
+// A line with a marker may still be something else (a string ending in an escaped quote
+// and the word, a subagent's progress line) and is told apart once decoded.
 var (
-	markAssistant = []byte(`"type":"assistant"`)
-	markUsage     = []byte(`"usage"`)
-	markCompact   = []byte(`"subtype":"compact_boundary"`)
+	markAssistant = []byte(`"assistant"`)
+	markCompact   = []byte(`"compact_boundary"`)
 )
+
+// markEscape starts a \u escape of a character below U+0100.
+var markEscape = []byte(`\u00`)
+
+// escapesASCII reports whether line may hold a printable ASCII character written as a
+// \u escape (\u0020 to \u007f): then no byte marker can rule a line out, and it must be
+// decoded. JSON.stringify (Claude Code) escapes only control characters, and Python's
+// json.dumps those and non-ASCII ones, so a real transcript costs no decoding here.
+func escapesASCII(line []byte) bool {
+	for rest := line; ; {
+		i := bytes.Index(rest, markEscape)
+		if i < 0 || i+len(markEscape) >= len(rest) {
+			return false
+		}
+		rest = rest[i+len(markEscape):]
+		if '2' <= rest[0] && rest[0] <= '7' {
+			return true
+		}
+	}
+}
 
 // syntheticModel is the model id Claude Code gives the assistant lines it writes itself
 // for API errors and interruptions; their usage is not the context's.
@@ -197,11 +220,16 @@ func judge(line []byte) (finding, bool) {
 	if line == nil {
 		return finding{}, false
 	}
-	maybe := bytes.Contains(line, markCompact) ||
-		bytes.Contains(line, markAssistant) && bytes.Contains(line, markUsage)
+	maybe := bytes.Contains(line, markAssistant) || bytes.Contains(line, markCompact) ||
+		escapesASCII(line)
 	if !maybe {
 		return finding{}, false
 	}
+	return decide(line)
+}
+
+// decide decodes line and reports whether it decides the usage, and how.
+func decide(line []byte) (finding, bool) {
 	var e entry
 	if json.Unmarshal(line, &e) != nil {
 		// Torn by a write in progress, or not ours: skipped, as the reader of a log must.

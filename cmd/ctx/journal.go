@@ -128,7 +128,11 @@ func runJournalDiscard(opts *journalOptions) error {
 		return err
 	}
 	j := session.OpenJournal(ws.StatePath("sessions"), opts.sessionID())
-	if !j.Active() {
+	active, err := j.Active()
+	if err != nil {
+		return fmt.Errorf("discard journal: %w", err)
+	}
+	if !active {
 		fmt.Fprintf(opts.Out, "no journal open for session %s\n", opts.sessionID())
 		return nil
 	}

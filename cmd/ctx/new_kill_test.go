@@ -41,6 +41,7 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 	var done, finished int
 	half := map[string]string{} // folder → what is missing, over all runs
 	shownBroken := map[string]bool{}
+	mostTemps, leftTemps := 0, 0 // the most temporary folders after a kill, and how often any
 	for n := 1; n <= runs && time.Now().Before(deadline); n++ {
 		done++
 		delay := time.Duration(rng.Int64N(int64(maxDelay) + 1))
@@ -58,6 +59,14 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 		}
 
 		onDisk, temps := projectFolders(t, projectsDir)
+		// Each run sweeps the folders of killed runs before it builds its own, so only
+		// the run just killed may have left one.
+		if len(temps) > mostTemps {
+			mostTemps = len(temps)
+		}
+		if len(temps) > 0 {
+			leftTemps++
+		}
 		for _, id := range onDisk {
 			if _, seen := half[id]; seen {
 				continue
@@ -83,9 +92,12 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 			t.Fatalf("run %d (killed after %v): ctx projects lists %v, the folder holds %v (and temporary %v)", n, delay, ids, onDisk, temps)
 		}
 	}
-	onDisk, temps := projectFolders(t, projectsDir)
-	t.Logf("%d runs: %d finished before the kill, %d projects on disk, %d temporary folders, %d half-made projects (%d of them listed by ctx projects with problems or no tasks)",
-		done, finished, len(onDisk), len(temps), len(half), len(shownBroken))
+	onDisk, _ := projectFolders(t, projectsDir)
+	t.Logf("%d runs: %d finished before the kill, %d projects on disk, %d left a temporary folder, %d half-made projects (%d of them listed by ctx projects with problems or no tasks)",
+		done, finished, len(onDisk), leftTemps, len(half), len(shownBroken))
+	if mostTemps > 1 {
+		t.Errorf("after a kill, %d temporary folders: the killed runs' folders were not swept by the runs after them", mostTemps)
+	}
 	if len(half) > 0 {
 		var examples []string
 		for _, id := range onDisk {
@@ -104,28 +116,38 @@ func TestKilledNewLeavesWholeOrNothing(t *testing.T) {
 		numbers[n] = id
 	}
 
-	// Temporary folders of killed runs are removed by the next whole `ctx new` once
-	// they are a minute old; a younger one may belong to a `ctx new` still running and
-	// is kept.
-	old := time.Now().Add(-2 * time.Minute)
-	for _, name := range temps {
-		if err := os.Chtimes(filepath.Join(projectsDir, name), old, old); err != nil {
+	// The next whole `ctx new` removes the temporary folders of killed runs at once,
+	// young as they are: their writers are gone. Besides what the last kill may have
+	// left, one more as a killed run names it (the process that made it has ended); and
+	// one whose writer runs (here the test, as far as its name says), which is kept.
+	ended := exec.Command(bin, "version")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(projectsDir, fmt.Sprintf("%s%d-%d", loader.NewTempPrefix, os.Getpid(), time.Now().UnixNano()))
+	for _, dir := range []string{
+		filepath.Join(projectsDir, fmt.Sprintf("%s%d-%d", loader.NewTempPrefix, ended.Process.Pid, time.Now().UnixNano())),
+		live,
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, "01-planning"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	young := filepath.Join(projectsDir, loader.NewTempPrefix+"running")
-	if err := os.MkdirAll(filepath.Join(young, "01-planning"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	runCtx(t, bin, ws, "new", "After the kills")
-	_, left := projectFolders(t, projectsDir)
-	if !slices.Equal(left, []string{filepath.Base(young)}) {
-		t.Errorf("after a whole ctx new, temporary folders left: %v; want only the young %s", left, filepath.Base(young))
+	onDisk, left := projectFolders(t, projectsDir)
+	if !slices.Equal(left, []string{filepath.Base(live)}) {
+		t.Errorf("after a whole ctx new, temporary folders left: %v; want only the live writer's %s", left, filepath.Base(live))
 	}
-	onDisk, _ = projectFolders(t, projectsDir)
-	last := onDisk[len(onDisk)-1]
-	if err := checkWholeProject(filepath.Join(projectsDir, last), last, tail); err != nil {
-		t.Errorf("the last ctx new: %v", err)
+	for _, id := range onDisk {
+		if _, known := half[id]; known {
+			continue // reported above
+		}
+		if err := checkWholeProject(filepath.Join(projectsDir, id), id, tail); err != nil {
+			t.Errorf("after the last ctx new: %v", err)
+		}
+	}
+	if last := onDisk[len(onDisk)-1]; !strings.HasSuffix(last, "-after-the-kills") {
+		t.Errorf("the last ctx new made no project: the last is %s", last)
 	}
 }
 

@@ -81,8 +81,11 @@ func runSessionsList(opts *sessionsOptions) error {
 		return err
 	}
 	list, err := snaps.List()
+	if list == nil && err != nil {
+		return err // the folder itself could not be listed
+	}
 	if err != nil {
-		opts.Warn("%v", err)
+		opts.Warn("%v", err) // some snapshots could not be read
 	}
 	if list == nil {
 		list = []session.Snapshot{}

@@ -11,8 +11,9 @@ import (
 )
 
 // StaleDirAge is how old a temporary folder of BuildDir must be before RemoveStaleDirs
-// deletes it: a killed writer's is, while one a live writer is filling (under another
-// lock, say) is younger.
+// deletes it though a process with its writer's id runs: that process has reused the id
+// of a writer killed long ago (after a restart, say), or is a writer stuck so long that
+// its rename failing is the lesser harm.
 const StaleDirAge = time.Minute
 
 // TempDirIn names a new temporary folder in parent: prefix, the process id and the
@@ -51,14 +52,21 @@ func BuildDir(dir, prefix string, fill func(tmp string) error) error {
 }
 
 // RemoveStaleDirs removes the folders of parent whose names begin with prefix and that
-// are older than StaleDirAge at now: what killed BuildDirs left.
+// no BuildDir is filling: what killed BuildDirs left. A folder whose writer, named by
+// its id in the folder's name (TempDirIn), no longer runs goes at once; any other once
+// it is older than StaleDirAge at now.
 func RemoveStaleDirs(parent, prefix string, now time.Time) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > StaleDirAge {
+		stale := writerGone(e.Name())
+		if !stale {
+			fi, err := e.Info()
+			stale = err == nil && now.Sub(fi.ModTime()) > StaleDirAge
+		}
+		if stale {
 			_ = os.RemoveAll(filepath.Join(parent, e.Name()))
 		}
 	}

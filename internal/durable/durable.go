@@ -100,12 +100,29 @@ func ReplaceLocked(path string, data []byte, perm os.FileMode) error {
 // writing process no longer runs (killed mid-write): anyone may remove it, lock or
 // not, since a live writer's file is never one. The name is .ctx-tmp-<base>-<pid>-<n>.
 func DeadTemp(name string) bool {
-	if !strings.HasPrefix(name, TempPrefix) {
+	return strings.HasPrefix(name, TempPrefix) && writerGone(name)
+}
+
+// writerGone reports whether a temporary file or folder of this package, named
+// ...-<pid>-<n> by its writer (writeTemp, TempDirIn), was left by a process that no
+// longer runs. A name without a process id says nothing, so false.
+func writerGone(name string) bool {
+	rest, _, ok := cutLast(name, '-')
+	if !ok {
 		return false
 	}
-	rest := name[:strings.LastIndexByte(name, '-')]
-	pid, err := strconv.Atoi(rest[strings.LastIndexByte(rest, '-')+1:])
+	_, id, _ := cutLast(rest, '-')
+	pid, err := strconv.Atoi(id)
 	return err == nil && pid > 0 && !processAlive(pid)
+}
+
+// cutLast slices s around the last sep.
+func cutLast(s string, sep byte) (before, after string, found bool) {
+	i := strings.LastIndexByte(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
 }
 
 // RemoveDeadTemps deletes the temporary files in dir whose writer is gone (DeadTemp),

@@ -4,13 +4,12 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
 
 // Document is a Markdown file parsed once: its frontmatter (where it lies, its values
-// and YAML node), and, read on first use and then kept, its headings with their spans,
-// its code blocks and the kind of each line. Every reader of a save point (the load,
+// and YAML node), and, read on first use and then kept, its headings with their spans and the
+// kind of each line. Every reader of a save point (the load,
 // show, the save's own edits) asks one Document instead of parsing the bytes again.
 type Document struct {
 	src []byte
@@ -22,7 +21,6 @@ type Document struct {
 
 	once     sync.Once
 	sections []Section
-	code     [][2]int
 	lines    []Line
 }
 
@@ -47,10 +45,14 @@ func (d *Document) Bytes() []byte { return d.src }
 
 func (d *Document) structure() {
 	d.once.Do(func() {
-		blank := blankFrontmatter(d.src)
-		doc := taskParser().Parse(text.NewReader(blank))
-		d.sections, d.code = sectionsOf(doc, blank), codeBlocksOf(doc)
-		d.lines = linesOf(doc, d.src, blank, d.FMSpan.End)
+		c := newParseCopy(d.src)
+		doc := taskParser().Parse(text.NewReader(c.text))
+		d.sections = sectionsOf(doc, c.text)
+		for i := range d.sections {
+			s := &d.sections[i]
+			s.Start, s.BodyStart, s.End = c.orig(s.Start), c.orig(s.BodyStart), c.orig(s.End)
+		}
+		d.lines = linesOf(doc, d.src, c, d.FMSpan.End)
 	})
 }
 
@@ -60,33 +62,9 @@ func (d *Document) Sections() []Section {
 	return d.sections
 }
 
-// CodeBlocks returns the byte ranges of the document's code blocks (see CodeBlocks).
-func (d *Document) CodeBlocks() [][2]int {
-	d.structure()
-	return d.code
-}
-
 // Lines returns every line of the document with the kind of block it belongs to and
 // the containers that hold it, as CommonMark reads them.
 func (d *Document) Lines() []Line {
 	d.structure()
 	return d.lines
-}
-
-func codeBlocksOf(doc ast.Node) [][2]int {
-	var out [][2]int
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n.(type) {
-		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			if lines := n.Lines(); lines.Len() > 0 {
-				out = append(out, [2]int{lines.At(0).Start, lines.At(lines.Len() - 1).Stop})
-			}
-			return ast.WalkSkipChildren, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	return out
 }

@@ -72,9 +72,10 @@ func splitLines(src []byte) []Line {
 	return out
 }
 
-// linesOf classifies every line of src from the parse doc of blank (src with its
-// frontmatter blanked); fmEnd is where the frontmatter ends.
-func linesOf(doc ast.Node, src, blank []byte, fmEnd int) []Line {
+// linesOf classifies every line of src from the parse doc of its copy c; fmEnd is
+// where the frontmatter ends.
+func linesOf(doc ast.Node, src []byte, c *parseCopy, fmEnd int) []Line {
+	blank := c.text
 	lines := splitLines(src)
 	if len(lines) == 0 {
 		return lines
@@ -84,6 +85,7 @@ func linesOf(doc ast.Node, src, blank []byte, fmEnd int) []Line {
 		starts[i] = l.Start
 	}
 	lineOf := func(off int) int {
+		off = c.orig(off)
 		lo, hi := 0, len(starts)
 		for lo+1 < hi {
 			mid := (lo + hi) / 2
@@ -162,8 +164,8 @@ func linesOf(doc ast.Node, src, blank []byte, fmEnd int) []Line {
 			if id+1 < len(leaves) {
 				next = leaves[id+1].first
 			}
-			if c := last + 1; c < next && isClosingFence(src[lines[c].Start:lines[c].End], fenceChar(blank, lf.n.Pos())) {
-				last = c
+			if after := last + 1; after < next && isClosingFence(expandTabs(src[lines[after].Start:lines[after].End]), fenceChar(blank, lf.n.Pos())) {
+				last = after
 			}
 		}
 		for i := lf.first; i <= last && i < len(lines); i++ {

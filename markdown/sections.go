@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 )
 
 // Section is a heading of a document and the span of its body, as byte offsets into the
@@ -25,8 +24,7 @@ func (s Section) Body(src []byte) []byte { return src[s.BodyStart:s.End] }
 // Sections returns the top-level headings of src in order. Headings inside code blocks,
 // lists or quotes are not sections.
 func Sections(src []byte) []Section {
-	src = blankFrontmatter(src)
-	return sectionsOf(taskParser().Parse(text.NewReader(src)), src)
+	return Parse(src).Sections()
 }
 
 func sectionsOf(doc ast.Node, src []byte) []Section {
@@ -175,11 +173,4 @@ func lineEndOf(src []byte, off int) int {
 		return len(src)
 	}
 	return off + i + 1
-}
-
-// CodeBlocks returns the byte ranges of the contents of src's code blocks, fenced and
-// indented, at any depth, as goldmark reads them.
-func CodeBlocks(src []byte) [][2]int {
-	src = blankFrontmatter(src)
-	return codeBlocksOf(taskParser().Parse(text.NewReader(src)))
 }

@@ -39,6 +39,7 @@ type Heading struct {
 var taskParser = sync.OnceValue(func() parser.Parser {
 	return goldmark.New(goldmark.WithParserOptions(
 		parser.WithInlineParsers(util.Prioritized(checkboxParser{}, 0)),
+		parser.WithBlockParsers(util.Prioritized(closingTagParser{}, 850)),
 	)).Parser()
 })
 
@@ -241,4 +242,60 @@ func (idx lineIndex) lineOf(off int) int {
 		}
 	}
 	return lo + 1
+}
+
+// closingTagParser reads a line holding only the closing tag of pre, script, style or
+// textarea as CommonMark does: an HTML block (type 7), which goldmark's own HTML block
+// parser leaves to a paragraph, so that a header-like line after it is HTML too.
+type closingTagParser struct{}
+
+func (closingTagParser) Trigger() []byte { return []byte{'<'} }
+
+func (closingTagParser) Open(_ ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	if ast.IsParagraph(pc.LastOpenedBlock().Node) {
+		return nil, parser.NoChildren // a type 7 block cannot interrupt a paragraph
+	}
+	line, segment := reader.PeekLine()
+	if !isClosingRawTag(line) {
+		return nil, parser.NoChildren
+	}
+	node := ast.NewHTMLBlock(ast.HTMLBlockType7)
+	node.Lines().Append(segment)
+	reader.AdvanceToEOL()
+	return node, parser.NoChildren
+}
+
+func (closingTagParser) Continue(node ast.Node, reader text.Reader, _ parser.Context) parser.State {
+	line, segment := reader.PeekLine()
+	if util.IsBlank(line) {
+		return parser.Close
+	}
+	node.Lines().Append(segment)
+	reader.AdvanceToEOL()
+	return parser.Continue | parser.NoChildren
+}
+
+func (closingTagParser) Close(ast.Node, text.Reader, parser.Context) {}
+func (closingTagParser) CanInterruptParagraph() bool                 { return false }
+func (closingTagParser) CanAcceptIndentedLine() bool                 { return false }
+
+// isClosingRawTag reports whether line is "</pre>", "</script>", "</style>" or
+// "</textarea>" (any case, space before the ">") and nothing but space after it.
+func isClosingRawTag(line []byte) bool {
+	t := bytes.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || !bytes.HasPrefix(t, []byte("</")) {
+		return false
+	}
+	t = t[2:]
+	for _, name := range []string{"pre", "script", "style", "textarea"} {
+		if len(t) >= len(name) && bytes.EqualFold(t[:len(name)], []byte(name)) {
+			rest := bytes.TrimLeft(t[len(name):], " \t\r\n")
+			return len(rest) > 0 && rest[0] == '>' && len(bytes.TrimSpace(rest[1:])) == 0 && (len(t) == len(name) || !isTagNameByte(t[len(name)]))
+		}
+	}
+	return false
+}
+
+func isTagNameByte(c byte) bool {
+	return c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

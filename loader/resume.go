@@ -145,9 +145,12 @@ func (ws *Workspace) fillResume(p *Project, r *resume.State, d *resume.Document)
 // SaveTarget is what a save of project p's save point needs of the workspace.
 func (ws *Workspace) SaveTarget(p *Project) resume.Target {
 	path := ws.ResumePath(p)
-	current, _ := ws.FindResume(p)
 	return resume.Target{
-		Path: path, Current: current, Rel: ws.Rel,
+		Path: path, Rel: ws.Rel,
+		Current: func() string {
+			found, _ := ws.FindResume(p)
+			return found
+		},
 		LockDir:   ws.StatePath("state", "locks"),
 		Templates: templates.Set{Dir: ws.StatePath("templates")},
 		Project: resume.Project{

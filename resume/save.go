@@ -68,9 +68,12 @@ var ErrNotWritten = errors.New("save point not written")
 // workspace, handed in by the caller (loader.Workspace.SaveTarget), so that this
 // package knows no workspace.
 type Target struct {
-	// Path is the canonical save point (absolute); Current the file in use, which may
-	// be a legacy one the save continues at Path, or "" when there is none.
-	Path, Current string
+	// Path is the canonical save point (absolute).
+	Path string
+	// Current finds the file in use, which may be a legacy one the save continues at
+	// Path, or "" when there is none. It is asked under the lock: a save that raced to
+	// create the file reads what the winner wrote.
+	Current func() string
 	// Rel shows a path as the person knows it (relative to the workspace).
 	Rel func(abs string) string
 	// LockDir holds the save point's lock, out of the person's folders.
@@ -135,7 +138,11 @@ func Save(t Target, c Change) (*Saved, error) {
 // created in a temporary folder): no lock is taken.
 func SaveUnlocked(t Target, c Change) (*Saved, error) {
 	saved := &Saved{Path: t.Path}
-	src, err := readCurrent(t)
+	current := ""
+	if t.Current != nil {
+		current = t.Current()
+	}
+	src, err := readCurrent(t, current)
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +158,12 @@ func SaveUnlocked(t Target, c Change) (*Saved, error) {
 			return nil, err
 		}
 		tmpl = src
-	} else if t.Current != t.Path {
-		saved.Created, saved.FromLegacy = true, t.Current
+	} else if current != t.Path {
+		saved.Created, saved.FromLegacy = true, current
 	}
 	rel := t.Rel(t.Path)
-	if t.Current != "" {
-		rel = t.Rel(t.Current)
+	if current != "" {
+		rel = t.Rel(current)
 	}
 	d := Parse(src)
 	if err := d.editable(); err != nil {
@@ -274,20 +281,20 @@ func keptValues(before, after map[string]any) error {
 
 // readCurrent returns the bytes of the save point in use (canonical or legacy), or nil
 // when there is none.
-func readCurrent(t Target) ([]byte, error) {
-	if t.Current == "" {
+func readCurrent(t Target, current string) ([]byte, error) {
+	if current == "" {
 		return nil, nil
 	}
-	fi, err := os.Stat(t.Current)
+	fi, err := os.Stat(current)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Rel(t.Current), err)
+		return nil, fmt.Errorf("%s: %w", t.Rel(current), err)
 	}
 	if fi.Size() > MaxBytes {
-		return nil, fmt.Errorf("%s: over %d MB; not edited: %w", t.Rel(t.Current), MaxBytes>>20, ErrNotWritten)
+		return nil, fmt.Errorf("%s: over %d MB; not edited: %w", t.Rel(current), MaxBytes>>20, ErrNotWritten)
 	}
-	data, err := os.ReadFile(t.Current)
+	data, err := os.ReadFile(current)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Rel(t.Current), err)
+		return nil, fmt.Errorf("%s: %w", t.Rel(current), err)
 	}
 	return data, nil
 }

@@ -322,9 +322,9 @@ func TestHeadersOnlyWhereCtxKeepsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The new line joins the header line the person wrote, not the code block.
-	want := "## Notes\n**Last Session:** 2026-11-21 — real\n**Next Action:** a person's note in another section\n"
-	if !strings.HasSuffix(string(nd.Bytes()), want) || !strings.HasPrefix(string(nd.Bytes()), src[:60]) {
+	// The missing line goes under the title, not into the code block, and the header
+	// further down stays where it is.
+	if !strings.HasPrefix(string(nd.Bytes()), "# Resume\n\n**Last Session:** 2026-11-21 — real\n\n````md\n") || !strings.HasSuffix(string(nd.Bytes()), "## Notes\n**Next Action:** a person's note in another section\n") {
 		t.Errorf("got:\n%s", nd.Bytes())
 	}
 	if !strings.Contains(string(nd.Bytes()), "**Next Action:** a person's note in another section\n") {

@@ -263,14 +263,17 @@ func (p *plan) setHeaders(values []headerValue) {
 		if !strings.HasSuffix(form.sep, " ") {
 			form.sep += " "
 		}
-		at = d.paragraphEdge(anchor.Line)
+		if d.inPreamble(anchor.Start) {
+			at = d.paragraphEdge(anchor.Line)
+		}
 	}
 	if at < 0 {
-		// A paragraph of their own right under the title, in the plain bold form.
-		form = headerForm{prefix: "**", sep: ":** "}
+		// A paragraph of their own right under the title, in the form of the document's
+		// header lines (not quoted: the quote is the person's).
+		form.prefix = strings.TrimLeft(form.prefix, " \t>")
 		at, pre, post = d.underTitle()
 	}
-	if anchor.ok && d.headerParagraph(anchor.Line) {
+	if anchor.ok && d.inPreamble(anchor.Start) && d.headerParagraph(anchor.Line) && d.paragraphOpenAfter(anchor.Line) {
 		// A paragraph of header lines only: each missing line goes in its order,
 		// after the header before it or before the one after it.
 		for _, hv := range missing {
@@ -311,6 +314,21 @@ func (p *plan) setHeaders(values []headerValue) {
 
 type headerForm struct{ prefix, sep string }
 
+// inPreamble reports whether off lies under the title, before the first heading after
+// it: where a missing header joins the others. A header further down stays where it
+// is, and the missing ones go under the title.
+func (d *Document) inPreamble(off int) bool {
+	for i, s := range d.Sections() {
+		if s.Start >= off {
+			return true
+		}
+		if i > 0 || s.Level > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // headerParagraph reports whether every line of the paragraph holding line i is a
 // header line of some label, the last one ending the document's line.
 func (d *Document) headerParagraph(i int) bool {
@@ -331,6 +349,14 @@ func (d *Document) headerParagraph(i int) bool {
 		_ = j
 	}
 	return true
+}
+
+// paragraphOpenAfter reports whether lines may follow the paragraph that holds line i:
+// what comes after it is a blank line, a heading or the end.
+func (d *Document) paragraphOpenAfter(i int) bool {
+	lines := d.md.Lines()
+	at := d.paragraphEdge(i)
+	return at >= 0 && at > lines[i].Start
 }
 
 // paragraphEdge is where lines may join the paragraph that holds line i: after its last

@@ -32,9 +32,13 @@ func (d *Document) findHeaders() {
 	d.headersRead = true
 	lines := d.md.Lines()
 	quoteTop := d.quoteUnderTitle()
+	stale := d.olderEntries()
 	found := 0
 	for i, l := range lines {
 		if l.Kind != markdown.KindParagraph || l.List != 0 {
+			continue
+		}
+		if inSpans(stale, l.Start) {
 			continue
 		}
 		if l.Quote != 0 && (l.Quote != 1 || l.Top != quoteTop || quoteTop < 0) {
@@ -55,6 +59,82 @@ func (d *Document) findHeaders() {
 			return
 		}
 	}
+}
+
+// olderEntries are the bodies of the entries of a log that are not its newest: of
+// sibling headings that carry a date or a session number ("## Session 29 (2025-11-22)"),
+// all but the one with the latest date, else the highest number; and, in a log kept
+// newest first, everything after it. A header line there is history.
+func (d *Document) olderEntries() [][2]int {
+	sections := d.Sections()
+	var out [][2]int
+	parentOf := func(i int) int {
+		for j := i - 1; j >= 0; j-- {
+			if sections[j].Level < sections[i].Level {
+				return j
+			}
+		}
+		return -1
+	}
+	groups := map[[2]int][]int{}
+	var order [][2]int
+	for i, s := range sections {
+		if s.Level < 2 || !isEntryTitle(s.Title) {
+			continue
+		}
+		g := [2]int{parentOf(i), s.Level}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for _, g := range order {
+		entries := groups[g]
+		if len(entries) < 2 {
+			continue
+		}
+		newest, key := -1, ""
+		for _, i := range entries {
+			if k := entryKey(sections[i].Title); newest < 0 || k > key {
+				newest, key = i, k
+			}
+		}
+		for _, i := range entries {
+			if i != newest {
+				out = append(out, [2]int{sections[i].BodyStart, sections[i].End})
+			}
+		}
+		// A log kept newest first grew at the top: what follows its entries (the oldest
+		// one's lessons, checklists, references) is history too.
+		if newest == entries[0] && len(entries) >= 3 {
+			end := len(d.src)
+			if g[0] >= 0 && sections[g[0]].Level > 1 {
+				end = sections[g[0]].End // the log of a section: to the section's end
+			}
+			from := sections[newest].End
+			// A section of the save point's own there (Quick Context, "Session
+			// Continuity") is current, not history.
+			for _, k := range sections {
+				if k.Start >= from && k.Start < end && isSavePointSection(k.Title) {
+					out = append(out, [2]int{from, k.Start})
+					from = k.End
+				}
+			}
+			if from < end {
+				out = append(out, [2]int{from, end})
+			}
+		}
+	}
+	return out
+}
+
+func inSpans(spans [][2]int, off int) bool {
+	for _, s := range spans {
+		if off >= s[0] && off < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteUnderTitle is the Top number of the block quote that directly follows the

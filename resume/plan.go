@@ -58,6 +58,8 @@ func (p *plan) apply() ([]byte, []int, error) {
 			at = 3
 		}
 		p.add(at, at, "---\n"+strings.Join(p.newFM, "")+"---\n")
+		// The new frontmatter goes before anything else written at the top.
+		p.edits[len(p.edits)-1].seq = -1
 		p.newFM = nil
 	}
 	order := make([]int, len(p.edits))
@@ -269,10 +271,14 @@ func (d *Document) appendAt(from, to int) (at int, pre, post string) {
 	if at == len(d.src) && !bytes.HasSuffix(d.src, []byte("\n")) {
 		pre = "\n"
 	}
+	if at < len(d.src) && len(bytes.TrimSpace(d.src[at:lineEnd(d.src, at)])) != 0 {
+		// The line after (a setext heading's text, say) must not continue the new lines.
+		post = "\n"
+	}
 	// After a paragraph or list line of the document's own level, a list item follows
 	// as it is; after anything else it needs a blank line to stand apart.
 	if follows := l.Quote == 0 && (l.Kind == markdown.KindParagraph || l.List > 0); !follows {
 		pre += "\n"
 	}
-	return at, pre, ""
+	return at, pre, post
 }

@@ -260,6 +260,12 @@ func (st *State) LastActions() []string {
 var entryDateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{4}-\d{2}-\d{2}`) })
 var entryNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)session\s+(\d+)`) })
 
+// isEntryTitle reports whether a heading names an entry of a log: it carries a date or
+// a session number.
+func isEntryTitle(title string) bool {
+	return entryDateRE().MatchString(title) || entryNumberRE().MatchString(title)
+}
+
 // entryKey orders Session History entries by their heading: a date first, then a
 // session number; entries with neither are equal, so the last of them wins.
 func entryKey(title string) string {

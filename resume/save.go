@@ -446,9 +446,9 @@ func (e *editor) apply(t Target, c Change, saved *Saved) error {
 		headers = append(headers, headerValue{NextAction, c.Next})
 	case !progressKnown:
 		// Nothing new is known about the next task.
-	case computed == noStepsText && (!ok || !e.ctxSaved):
+	case computed == noStepsText:
 		// Without steps and without a --next, ctx knows no next action: it makes none
-		// up for a file it never saved, and adds no line for it.
+		// up, and a line the person left empty stays empty.
 	case !ok || (e.ctxSaved && keepsNoNextAction(next, lastTask, lastTaskText, prog)) || isCtxNextAction(next):
 		headers = append(headers, headerValue{NextAction, computed})
 	}

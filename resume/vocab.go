@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -65,7 +66,7 @@ const (
 // equivalents lists, for each section title of a save point, the other titles people
 // give the same section. Titles are compared after normalTitle.
 var equivalents = map[string][]string{
-	"quick context":                {"quick context", "context"},
+	"quick context":                {"quick context", "context", "session continuity", "current state", "current status"},
 	"session history":              {"session history", "sessions", "session log", "history", "previous sessions"},
 	"critical context to remember": {"critical context to remember", "critical context", "context to remember"},
 	"key decisions":                {"key decisions", "decisions", "decisions made", "key decisions made"},
@@ -74,6 +75,17 @@ var equivalents = map[string][]string{
 	"files modified this project":  {"files modified this project", "files modified", "files changed", "modified files", "changed files", "files touched", "files created modified", "files modified created"},
 	"loading sequence for resume":  {"loading sequence for resume", "loading sequence", "files to load", "resume loading sequence"},
 	"compaction detection":         {"compaction detection"},
+}
+
+// isSavePointSection reports whether a heading names one of the save point's sections.
+func isSavePointSection(title string) bool {
+	t := normalTitle(title)
+	for _, alts := range equivalents {
+		if slices.Contains(alts, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // SameTitle reports whether a heading's title names the save point section canonical:

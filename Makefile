@@ -13,7 +13,7 @@ LDFLAGS          := -s -w -X main.version=$(VERSION)
 # which Go's own resolver reads from /etc/hosts.
 NOCGO            := CGO_ENABLED=0
 
-.PHONY: build test check fmt vet lint bench bench-e2e fuzz install clean e2e fresh torture
+.PHONY: build test check fmt vet lint bench bench-e2e fuzz savegen install clean e2e fresh torture
 
 build:
 	$(NOCGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ctx ./cmd/ctx
@@ -63,7 +63,17 @@ bench-e2e:
 bench:
 	$(GO) run ./bench
 
-# Every fuzz target for FUZZTIME each (go test runs one target at a time).
+# The save-point oracle at scale: SAVEGEN_N generated save points (decoys of every line
+# ctx owns, in every container) through save, save and close, every line of the
+# person's checked byte for byte (cmd/ctx/savegen_test.go; needs cmark). CI runs 10,000;
+# make fuzz runs 100,000.
+SAVEGEN_N    ?= 10000
+SAVEGEN_SEED ?= 23
+savegen:
+	CTX_SAVEGEN_N=$(SAVEGEN_N) CTX_SAVEGEN_SEED=$(SAVEGEN_SEED) $(GO) test -count=1 -timeout 60m -run '^TestSaveGenerated$$' ./cmd/ctx/
+
+# Every fuzz target for FUZZTIME each (go test runs one target at a time), then the
+# save-point oracle on 100,000 documents.
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
@@ -71,6 +81,7 @@ fuzz:
 			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
 	done
+	$(MAKE) savegen SAVEGEN_N=100000
 
 # The README's set-up and tour on a clean clone with a fresh HOME and the oldest Go
 # the README promises (.ci/fresh-machine).

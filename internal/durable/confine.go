@@ -65,13 +65,14 @@ func Confine(root string, allowOutside ...string) {
 	}
 	confinement.Lock()
 	defer confinement.Unlock()
-	for i, have := range confinement.roots {
-		if have.resolved == r.resolved {
-			confinement.roots[i] = r
-			return
+	// A new list, never an edit of the old one: a reader may hold it without the lock.
+	roots := make([]confinedRoot, 0, len(confinement.roots)+1)
+	for _, have := range confinement.roots {
+		if have.resolved != r.resolved {
+			roots = append(roots, have)
 		}
 	}
-	confinement.roots = append(confinement.roots, r)
+	confinement.roots = append(roots, r)
 }
 
 // CheckInside returns an *OutsideError when writing path would, through a link, leave

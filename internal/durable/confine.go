@@ -72,7 +72,8 @@ func Confine(root string, allowOutside ...string) {
 			roots = append(roots, have)
 		}
 	}
-	confinement.roots = append(roots, r)
+	roots = append(roots, r)
+	confinement.roots = roots
 }
 
 // CheckInside returns an *OutsideError when writing path would, through a link, leave

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -272,10 +271,6 @@ func (p *Project) addProblem(msg string) {
 	}
 	p.Problems = append(p.Problems, msg)
 }
-
-// Locate prefixes an error with the file it is about: "path:3: ..." when the error
-
-var lineNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+: `) })
 
 // planningFiles lists the regular files of a planning folder, and the names that are
 // something else (a folder, a pipe) so they can be reported. One directory read is far

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/markdown"
@@ -246,8 +245,9 @@ func (ws *Workspace) ConfigSection(key string, v any) error {
 		// "file:LINE: key: problem", the line first as editors and the YAML errors of
 		// the whole file have it.
 		yerr := markdown.YAMLError(err, 0)
-		if line, rest, ok := strings.Cut(yerr.Error(), ": "); ok && lineNumberRE().MatchString(line+": ") {
-			return fmt.Errorf("%s:%s: %s: %s", ws.Rel(ws.StatePath("config.yaml")), line, key, rest)
+		var le *markdown.LineError
+		if errors.As(yerr, &le) && le.Line > 0 {
+			return fmt.Errorf("%s:%d: %s: %s: %s", ws.Rel(ws.StatePath("config.yaml")), le.Line, key, le.What, le.Msg)
 		}
 		return fmt.Errorf("%s: %s: %w", ws.Rel(ws.StatePath("config.yaml")), key, yerr)
 	}

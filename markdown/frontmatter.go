@@ -88,7 +88,8 @@ func FindFrontmatter(src []byte) FrontmatterSpan {
 	}
 	for off = sp.ContentStart; off < len(src); {
 		next := lineEndOf(src, off)
-		if string(bytes.TrimSpace(src[off:next])) == "---" {
+		// The closing line starts at the margin: an indented "---" is a block scalar's.
+		if string(bytes.TrimRight(src[off:next], " \t\r\n")) == "---" {
 			sp.ContentEnd, sp.End = off, next
 			return sp
 		}
@@ -259,6 +260,7 @@ func (f Frontmatter) Strings(key string) []string {
 	return nil
 }
 
+// Locate prefixes an error with the file it is about: "path:3: ..." when the error
 // starts with a line number ("3: ..."), as the frontmatter errors do, else "path: ...".
 func Locate(path string, err error) string {
 	var le *LineError

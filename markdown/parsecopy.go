@@ -7,7 +7,7 @@ import (
 
 // parseCopy is the text goldmark reads for a document, made to read as CommonMark
 // reads the document where goldmark does not: the frontmatter blanked (so that it is
-// never Markdown), a CR before a line end made a space and a lone CR a line end
+// never Markdown) and a byte-order mark made line ends, a CR before a line end made a space and a lone CR a line end
 // (goldmark sees "-\r" as no list item, and a lone CR as no line end), and tabs
 // expanded to tab stops of 4 (goldmark counts a tab as four columns wherever it is).
 // Offsets into the copy map back to the document with orig.
@@ -23,6 +23,11 @@ type parseCopy struct {
 
 func newParseCopy(src []byte) *parseCopy {
 	norm := blankFrontmatter(src)
+	if bytes.HasPrefix(src, bom) {
+		// Not three spaces: with a space after the mark they would make a heading code.
+		norm = bytes.Clone(norm)
+		copy(norm, "\n\n\n")
+	}
 	if bytes.IndexByte(norm, '\r') >= 0 {
 		if &norm[0] == &src[0] {
 			norm = bytes.Clone(norm)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -31,7 +32,7 @@ type Document struct {
 	// parse).
 	mapping *yaml.Node
 
-	headersRead bool
+	headersOnce sync.Once
 	headers     [len(headerLabels)]header
 }
 
@@ -77,6 +78,9 @@ func (d *Document) editable() error {
 	if d.mapping == nil {
 		return nil
 	}
+	if line, ok := d.otherLineBreak(); ok {
+		return frontmatterError{&markdown.LineError{Line: line, What: "frontmatter", Msg: "a line break YAML counts and ctx does not (a lone CR, U+0085, U+2028 or U+2029); ctx edits only frontmatter whose lines end in LF or CRLF"}}
+	}
 	if d.mapping.Style&yaml.FlowStyle != 0 {
 		return frontmatterError{&markdown.LineError{Line: d.fm.Open + d.mapping.Line, What: "frontmatter", Msg: "written as one {...} mapping; ctx edits key: value lines, one per line"}}
 	}
@@ -89,6 +93,24 @@ func (d *Document) editable() error {
 		seen[k.Value] = true
 	}
 	return nil
+}
+
+// otherLineBreak finds, in the frontmatter, a line break of YAML's that is not LF or
+// CRLF: yaml.Node's line numbers count it, and offsetOf would then miss by a line.
+func (d *Document) otherLineBreak() (int, bool) {
+	fm := d.src[d.fm.ContentStart:d.fm.ContentEnd]
+	line := d.fm.Open + 1
+	for i := 0; i < len(fm); {
+		r, size := utf8.DecodeRune(fm[i:])
+		switch {
+		case r == '\n':
+			line++
+		case r == '\r' && (i+1 >= len(fm) || fm[i+1] != '\n'), r == '\u0085', r == '\u2028', r == '\u2029':
+			return line, true
+		}
+		i += size
+	}
+	return 0, false
 }
 
 // frontmatterError is a frontmatter problem at a line that keeps ctx from editing.

@@ -80,21 +80,41 @@ func (d *Document) valueSpan(i int) (int, int) {
 				return start, end
 			}
 		case yaml.LiteralStyle, yaml.FoldedStyle:
-			// Every line deeper than the key is the block's, comments included.
-			return colon + 1, d.deeperLinesEnd(lineEnd(d.src, start), keyIndent, true)
+			// Every line indented as deep as the block's first line is the block's,
+			// comments included; a comment less deep after it is not.
+			return colon + 1, d.deeperLinesEnd(lineEnd(d.src, start), d.blockIndent(lineEnd(d.src, start), keyIndent)-1, true)
 		default:
 			// A plain value runs on over the lines deeper than the key that are not
-			// comments; a comment ends it.
-			end := plainEnd(d.src, start, contentEnd(d.src, start, lineEnd(d.src, start)))
-			if next := d.deeperLinesEnd(lineEnd(d.src, start), keyIndent, false); next > lineEnd(d.src, start) {
-				return start, next
-			}
-			return start, end
+			// comments; a comment ends it, and one after its last line is not its.
+			return start, d.plainSpanEnd(start, keyIndent)
 		}
 	}
-	// A list, a map or a flow value: the lines deeper than the key after the colon,
-	// without the comments and blank lines that follow the last of them.
-	return colon + 1, d.deeperLinesEnd(lineEnd(d.src, start), keyIndent, false)
+	// A list, a map, a flow value or an alias: the lines deeper than the key after the
+	// colon, without the comments and blank lines that follow the last of them, and
+	// without a comment at the end of the last line.
+	return colon + 1, d.plainSpanEnd(colon+1, keyIndent)
+}
+
+// plainSpanEnd is the end of a value that starts at start (on the key's line) and runs
+// on over the lines deeper than the key, without a trailing comment.
+func (d *Document) plainSpanEnd(start, keyIndent int) int {
+	end := contentEnd(d.src, start, lineEnd(d.src, start))
+	if next := d.deeperLinesEnd(lineEnd(d.src, start), keyIndent, false); next > lineEnd(d.src, start) {
+		end = next
+	}
+	from := max(start, lineStart(d.src, end))
+	return plainEnd(d.src, from, end)
+}
+
+// blockIndent is the indentation of a block scalar's first line that is not blank.
+func (d *Document) blockIndent(off, keyIndent int) int {
+	for pos := off; pos < d.fm.ContentEnd; pos = lineEnd(d.src, pos) {
+		line := d.src[pos:contentEnd(d.src, pos, lineEnd(d.src, pos))]
+		if len(bytes.TrimSpace(line)) != 0 {
+			return max(len(line)-len(bytes.TrimLeft(line, " ")), keyIndent+1)
+		}
+	}
+	return keyIndent + 1
 }
 
 // deeperLinesEnd returns the end (before its line ending) of the last line, from off
@@ -259,9 +279,9 @@ func (p *plan) setHeaders(values []headerValue) {
 	}
 	at, pre, post := -1, "", ""
 	if anchor.ok {
-		form = headerForm{prefix: string(d.src[anchor.Start:anchor.NameStart]), sep: string(d.src[anchor.NameEnd:anchor.ValueStart])}
-		if !strings.HasSuffix(form.sep, " ") {
-			form.sep += " "
+		form = headerForm{prefix: string(d.src[anchor.Start:anchor.NameStart]), sep: strings.TrimRight(string(d.src[anchor.NameEnd:anchor.ValueStart]), " \t") + " "}
+		if strings.Contains(form.prefix, "**") && !strings.Contains(form.sep, "**") {
+			form.suffix = "**" // "**Next Action: value**"
 		}
 		if d.inPreamble(anchor.Start) {
 			at = d.paragraphEdge(anchor.Line)
@@ -289,7 +309,7 @@ func (p *plan) setHeaders(values []headerValue) {
 			if at < 0 {
 				at = anchor.Start
 			}
-			e := p.add(at, at, form.prefix+hv.label+form.sep+hv.value+"\n")
+			e := p.add(at, at, form.prefix+hv.label+form.sep+hv.value+form.suffix+"\n")
 			p.expect = append(p.expect, expectedHeader{label: hv.label, value: hv.value, edit: e})
 		}
 		return
@@ -299,7 +319,7 @@ func (p *plan) setHeaders(values []headerValue) {
 	offsets := make([]int, len(missing))
 	for i, hv := range missing {
 		offsets[i] = b.Len()
-		b.WriteString(form.prefix + hv.label + form.sep + hv.value + "\n")
+		b.WriteString(form.prefix + hv.label + form.sep + hv.value + form.suffix + "\n")
 	}
 	b.WriteString(post)
 	e := p.add(at, at, b.String())
@@ -312,7 +332,7 @@ func (p *plan) setHeaders(values []headerValue) {
 	}
 }
 
-type headerForm struct{ prefix, sep string }
+type headerForm struct{ prefix, sep, suffix string }
 
 // inPreamble reports whether off lies under the title, before the first heading after
 // it: where a missing header joins the others. A header further down stays where it
@@ -330,10 +350,10 @@ func (d *Document) inPreamble(off int) bool {
 }
 
 // headerParagraph reports whether every line of the paragraph holding line i is a
-// header line of some label, the last one ending the document's line.
+// header line of some label, and ends with a line break (so a line may follow it).
 func (d *Document) headerParagraph(i int) bool {
 	lines := d.md.Lines()
-	for j, l := range lines {
+	for _, l := range lines {
 		if l.Leaf != lines[i].Leaf {
 			continue
 		}
@@ -346,7 +366,6 @@ func (d *Document) headerParagraph(i int) bool {
 		if !ok || (l.Next == len(d.src) && !bytes.HasSuffix(d.src, []byte("\n"))) {
 			return false
 		}
-		_ = j
 	}
 	return true
 }
@@ -391,11 +410,15 @@ func (d *Document) paragraphEdge(i int) int {
 // after the title (or at the top of the body), with the blank lines around it.
 func (d *Document) underTitle() (at int, pre, post string) {
 	at = d.fm.End
+	afterBOM := at == 0 && bytes.HasPrefix(d.src, []byte("\ufeff"))
+	if afterBOM {
+		at = 3 // the byte-order mark stays first
+	}
 	if t, ok := d.title(); ok {
 		at = t.BodyStart
 		pre = "\n"
 	}
-	if at > 0 && d.src[at-1] != '\n' {
+	if at > 0 && d.src[at-1] != '\n' && !afterBOM {
 		pre = "\n" + pre
 	}
 	if at < len(d.src) {
@@ -432,7 +455,7 @@ func (p *plan) appendItem(item string, path ...string) error {
 		if at > parent.BodyStart {
 			pre = d.blankBefore(at, pre)
 		}
-		p.add(at, at, pre+strings.Repeat("#", min(parent.Level+1, 6))+" "+path[len(path)-1]+"\n- "+item+"\n"+post)
+		p.addLate(at, pre+strings.Repeat("#", min(parent.Level+1, 6))+" "+path[len(path)-1]+"\n- "+item+"\n"+post)
 		return nil
 	}
 	if d.hasItem(s.BodyStart, s.End, item) {
@@ -493,7 +516,7 @@ func (d *Document) sessionEntry(key string) (line, end int, ok bool) {
 		if l.Start < s.BodyStart || l.Start >= s.End {
 			continue
 		}
-		if l.Kind == markdown.KindHeading && l.Quote == 0 && l.List == 0 && bytes.Contains(d.src[l.Start:l.End], []byte(marker)) {
+		if l.Kind == markdown.KindHeading && l.TopLevel() && bytes.Contains(d.src[l.Start:l.End], []byte(marker)) {
 			end = s.End
 			for _, sub := range d.Sections() {
 				if sub.Start > l.Start && sub.Start < s.End {
@@ -510,8 +533,8 @@ func (d *Document) sessionEntry(key string) (line, end int, ok bool) {
 // setSessionEntry writes the Session History entry of one agent session: heading is
 // the entry's title line (without "### "), item an optional line to add under it. The
 // entry of the same session is updated in place, never duplicated. Only the entry's
-// heading line and the end of the entry change, and the heading only when closing or
-// while it is still the open heading ctx wrote: a person's words in it stay.
+// heading line and the end of the entry change; the heading only while it is still the
+// open heading ctx wrote, or when the session closes (a close writes its own heading).
 func (p *plan) setSessionEntry(key, heading, item string, closing bool) error {
 	d := p.d
 	s, ok := d.findSection(SectionSessionHistory)
@@ -529,7 +552,7 @@ func (p *plan) setSessionEntry(key, heading, item string, closing bool) error {
 		if item != "" {
 			text += "- " + oneLine(item) + "\n"
 		}
-		p.add(at, at, text+post)
+		p.addLate(at, text+post)
 		return nil
 	}
 	l := d.md.Lines()[i]
@@ -557,20 +580,30 @@ func (d *Document) block(s markdown.Section, name string) (from, to int, ok bool
 	begin, end := blockBegin(name), blockEnd(name)
 	lines := d.md.Lines()
 	open := -1
-	for _, l := range lines {
-		if l.Start < s.BodyStart || l.Start >= s.End || l.Kind != markdown.KindHTML || l.Quote != 0 || l.List != 0 {
+	for i, l := range lines {
+		if l.Start < s.BodyStart || l.Start >= s.End {
 			continue
 		}
-		switch string(bytes.TrimSpace(d.src[l.Start:l.End])) {
-		case begin:
+		switch {
+		case d.isMarkerLine(i, begin):
 			open = l.Next
-		case end:
-			if open >= 0 {
-				return open, l.Start, true
-			}
+		case d.isMarkerLine(i, end) && open >= 0:
+			return open, l.Start, true
 		}
 	}
 	return 0, 0, false
+}
+
+// isMarkerLine reports whether line i is the marker on a line of its own at the top
+// level: an HTML block of that one line. A marker inside another HTML block, a comment,
+// code, a quote or a list is an example, and the person's.
+func (d *Document) isMarkerLine(i int, marker string) bool {
+	lines := d.md.Lines()
+	l := lines[i]
+	if l.Kind != markdown.KindHTML || !l.TopLevel() || string(bytes.TrimSpace(d.src[l.Start:l.End])) != marker {
+		return false
+	}
+	return (i == 0 || lines[i-1].Leaf != l.Leaf) && (i+1 == len(lines) || lines[i+1].Leaf != l.Leaf)
 }
 
 // replaceBlock sets the lines of ctx's marked block name in the section titled title

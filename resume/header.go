@@ -2,6 +2,7 @@ package resume
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ctxtools/ctx/markdown"
 )
@@ -25,11 +26,9 @@ type header struct {
 // label is the header; a second one is the person's.
 
 // findHeaders locates the three headers, once.
-func (d *Document) findHeaders() {
-	if d.headersRead {
-		return
-	}
-	d.headersRead = true
+func (d *Document) findHeaders() { d.headersOnce.Do(d.locateHeaders) }
+
+func (d *Document) locateHeaders() {
 	lines := d.md.Lines()
 	quoteTop := d.quoteUnderTitle()
 	stale := d.olderEntries()
@@ -40,6 +39,9 @@ func (d *Document) findHeaders() {
 		}
 		if inSpans(stale, l.Start) {
 			continue
+		}
+		if bytes.IndexByte(d.src[l.Start:l.End], '\r') >= 0 {
+			continue // a lone CR: two lines to CommonMark, one to the editor; neither is ctx's
 		}
 		if l.Quote != 0 && (l.Quote != 1 || l.Top != quoteTop || quoteTop < 0) {
 			continue
@@ -79,8 +81,8 @@ func (d *Document) olderEntries() [][2]int {
 	groups := map[[2]int][]int{}
 	var order [][2]int
 	for i, s := range sections {
-		if s.Level < 2 || !isEntryTitle(s.Title) {
-			continue
+		if s.Level < 2 || !isEntryTitle(s.Title) || strings.Contains(s.Title, "<!-- ctx:session ") {
+			continue // ctx's own entries come and go with saves: they date no one's header
 		}
 		g := [2]int{parentOf(i), s.Level}
 		if _, ok := groups[g]; !ok {
@@ -93,12 +95,11 @@ func (d *Document) olderEntries() [][2]int {
 		if len(entries) < 2 {
 			continue
 		}
-		newest, key := -1, ""
-		for _, i := range entries {
-			if k := entryKey(sections[i].Title); newest < 0 || k > key {
-				newest, key = i, k
-			}
+		titles := make([]string, len(entries))
+		for k, i := range entries {
+			titles[k] = sections[i].Title
 		}
+		newest := entries[newestEntry(titles)]
 		for _, i := range entries {
 			if i != newest {
 				out = append(out, [2]int{sections[i].BodyStart, sections[i].End})
@@ -185,6 +186,9 @@ func (d *Document) title() (markdown.Section, bool) {
 // "**Label:** v", "**Label**: v", "**Label** : v" or "Label: v", the label in any case.
 func matchHeader(src []byte, l markdown.Line, label string) (header, bool) {
 	i, end := l.Start, l.End
+	if i == 0 && bytes.HasPrefix(src, []byte("\ufeff")) {
+		i = 3
+	}
 	for i < end && (src[i] == ' ' || src[i] == '\t' || (src[i] == '>' && l.Quote > 0)) {
 		i++
 	}

@@ -15,6 +15,9 @@ type Edit struct {
 	Start, End int
 	Text       string
 	seq        int
+	// late orders an insertion that opens a block of its own (a heading) after the
+	// insertions at its offset that continue the block before it (an item).
+	late bool
 }
 
 // plan collects the edits of one round of a save, every one planned against the same
@@ -44,6 +47,13 @@ func (p *plan) add(start, end int, text string) int {
 	}
 	p.edits = append(p.edits, Edit{Start: start, End: end, Text: text, seq: len(p.edits)})
 	return len(p.edits) - 1
+}
+
+// addLate plans an insertion that opens a block of its own (see Edit.late).
+func (p *plan) addLate(at int, text string) int {
+	i := p.add(at, at, text)
+	p.edits[i].late = true
+	return i
 }
 
 // empty reports whether the plan changes nothing.
@@ -78,6 +88,12 @@ func (p *plan) apply() ([]byte, []int, error) {
 			}
 			return 1
 		}
+		if ea.late != eb.late {
+			if eb.late {
+				return -1
+			}
+			return 1
+		}
 		return ea.seq - eb.seq
 	})
 	src := p.d.src
@@ -87,7 +103,7 @@ func (p *plan) apply() ([]byte, []int, error) {
 	for _, i := range order {
 		e := p.edits[i]
 		if e.Start < last || e.End < e.Start || e.End > len(src) {
-			return nil, nil, fmt.Errorf("edit %d:%d overlaps another: nothing written", e.Start, e.End)
+			return nil, nil, fmt.Errorf("save: two edits overlap at byte %d (a bug of ctx)", e.Start)
 		}
 		out = append(out, src[last:e.Start]...)
 		newStart[i] = len(out)
@@ -112,7 +128,7 @@ func (p *plan) run() (*Document, error) {
 	}
 	nd := Parse(out)
 	if p.d.md.FMErr == nil && nd.md.FMErr != nil {
-		return nil, fmt.Errorf("the edit would break the frontmatter: %w", nd.md.FMErr)
+		return nil, fmt.Errorf("frontmatter: the edits would break it: %w", nd.md.FMErr)
 	}
 	if err := p.checkKept(nd); err != nil {
 		return nil, err
@@ -121,7 +137,7 @@ func (p *plan) run() (*Document, error) {
 		h, ok := nd.header(e.label)
 		want := newStart[e.edit] + e.offset
 		if !ok || h.Start != want || string(nd.src[h.ValueStart:h.ValueEnd]) != e.value {
-			return nil, fmt.Errorf("line %d: a %q line written there would not read as the save point's header; nothing written", nd.lineIndex(want)+1, e.label)
+			return nil, fmt.Errorf("%s: the line written for it would not read as the save point's header (near line %d)", e.label, p.d.lineIndex(p.edits[e.edit].Start)+1)
 		}
 	}
 	return nd, nil
@@ -164,10 +180,10 @@ func (p *plan) checkKept(nd *Document) error {
 		at := shift(l.Start)
 		nl := newLines[nd.lineIndex(at)]
 		if nl.Start != at {
-			return fmt.Errorf("line %d: an edit would move it: nothing written", i+1)
+			return fmt.Errorf("line %d: an edit would move it", i+1)
 		}
 		if nl.Kind != l.Kind || nl.Quote != l.Quote || nl.List != l.List {
-			return fmt.Errorf("line %d: an edit would turn this %s line into %s: nothing written", i+1, describe(l), describe(nl))
+			return fmt.Errorf("line %d: an edit would turn this %s line into %s", i+1, describe(l), describe(nl))
 		}
 	}
 	return nil
@@ -224,11 +240,16 @@ func (d *Document) openToEnd(i int) bool {
 	switch {
 	case bytes.HasPrefix(open, []byte("```")) || bytes.HasPrefix(open, []byte("~~~")):
 		c := open[0]
+		opened := 0
+		for opened < len(open) && open[opened] == c {
+			opened++
+		}
 		n := 0
 		for n < len(text) && text[n] == c {
 			n++
 		}
-		return first == i || n < 3 || len(bytes.TrimSpace(text[n:])) != 0
+		// Closed only by a run of the same character at least as long as the opening.
+		return first == i || n < opened || len(bytes.TrimSpace(text[n:])) != 0
 	case bytes.HasPrefix(open, []byte("<!--")):
 		return !bytes.Contains(d.src[lines[first].Start:l.End][4:], []byte("-->"))
 	case l.Kind == markdown.KindHTML:
@@ -257,8 +278,10 @@ func (d *Document) appendAt(from, to int) (at int, pre, post string) {
 	lines := d.md.Lines()
 	l := lines[i]
 	if d.openToEnd(i) {
+		// Before the whole top-level block that holds the open one: before only the
+		// open block, new lines would end a list item or quote and take the block in.
 		first := i
-		for first > 0 && lines[first-1].Leaf == l.Leaf {
+		for first > 0 && (lines[first-1].Leaf == l.Leaf || l.Top >= 0 && lines[first-1].Top == l.Top) {
 			first--
 		}
 		at = lines[first].Start

@@ -1,7 +1,7 @@
 package resume
 
 import (
-	"bytes"
+	"cmp"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -169,7 +169,7 @@ func (d *Document) listedIn(title, skip string) []string {
 	return out
 }
 
-// ListsFile reports whether Files Modified (under any of its titles) lists path.
+// listsFile reports whether Files Modified (under any of its titles) lists path.
 func (d *Document) listsFile(path string) bool {
 	for _, listed := range d.listedIn(SectionFilesModified, "") {
 		if cleanPath(listed) == cleanPath(path) {
@@ -229,13 +229,11 @@ func (st *State) LastActions() []string {
 		}
 	}
 	if len(entries) > 0 {
-		best, bestKey := 0, ""
+		titles := make([]string, len(entries))
 		for i, e := range entries {
-			key := entryKey(e.Title)
-			if key >= bestKey {
-				best, bestKey = i, key
-			}
+			titles[i] = e.Title
 		}
+		best := newestEntry(titles)
 		from, to = entries[best].BodyStart, entries[best].End
 		if best+1 < len(entries) && entries[best+1].Start < to {
 			to = entries[best+1].Start
@@ -266,10 +264,21 @@ func isEntryTitle(title string) bool {
 	return entryDateRE().MatchString(title) || entryNumberRE().MatchString(title)
 }
 
-// entryKey orders Session History entries by their heading: a date first, then a
-// session number; entries with neither are equal, so the last of them wins.
+// newestEntry is the index of the newest of a log's entry titles: the latest date,
+// then the highest session number; of equals, the last (logs are mostly appended to).
+func newestEntry(titles []string) int {
+	best, bestKey := 0, ""
+	for i, title := range titles {
+		if key := entryKey(title); key >= bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return best
+}
+
+// entryKey orders entries by their heading: a date first, then a session number.
 func entryKey(title string) string {
-	date := entryDateRE().FindString(title)
+	date := cmp.Or(entryDateRE().FindString(title), "0000-00-00")
 	n := 0
 	if m := entryNumberRE().FindStringSubmatch(title); m != nil {
 		n, _ = strconv.Atoi(m[1])
@@ -321,11 +330,11 @@ func WithoutMarkers(text string) string {
 }
 
 // savedByCtx reports whether ctx has saved this document before: one of its marked
-// blocks is there.
+// blocks is there, whole, where ctx writes it.
 func (d *Document) savedByCtx() bool {
-	for _, name := range []string{blockCompaction, blockLoading} {
-		for _, l := range d.md.Lines() {
-			if l.Kind == markdown.KindHTML && string(bytes.TrimSpace(d.src[l.Start:l.End])) == blockBegin(name) {
+	for title, name := range map[string]string{SectionCompaction: blockCompaction, SectionLoadingSequence: blockLoading} {
+		if s, ok := d.findSection(title); ok {
+			if _, _, ok := d.block(s, name); ok {
 				return true
 			}
 		}

@@ -273,7 +273,7 @@ func keptValues(before, after map[string]any) error {
 			continue
 		}
 		if got, ok := after[k]; !ok || !reflect.DeepEqual(got, v) {
-			return fmt.Errorf("frontmatter: the edit would change %q; nothing written", k)
+			return fmt.Errorf("frontmatter: the edit would change %q", k)
 		}
 	}
 	return nil

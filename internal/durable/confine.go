@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,13 +67,13 @@ func Confine(root string, allowOutside ...string) {
 	confinement.Lock()
 	defer confinement.Unlock()
 	// A new list, never an edit of the old one: a reader may hold it without the lock.
-	roots := make([]confinedRoot, 0, len(confinement.roots)+1)
-	for _, have := range confinement.roots {
-		if have.resolved != r.resolved {
-			roots = append(roots, have)
-		}
+	// A root registered again keeps its place (the first root holding a path counts).
+	roots := slices.Clone(confinement.roots)
+	if i := slices.IndexFunc(roots, func(have confinedRoot) bool { return have.resolved == r.resolved }); i >= 0 {
+		roots[i] = r
+	} else {
+		roots = append(roots, r)
 	}
-	roots = append(roots, r)
 	confinement.roots = roots
 }
 

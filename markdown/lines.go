@@ -156,6 +156,29 @@ func linesOf(doc ast.Node, src []byte, c *parseCopy, fmEnd int) []Line {
 			}
 		}
 	}
+	// A list item or quote that holds no leaf on its first line (an empty item "-", a
+	// ">" alone) still holds that line.
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Pos() < 0 {
+			return ast.WalkContinue, nil
+		}
+		switch n.(type) {
+		case *ast.ListItem, *ast.Blockquote:
+			quote, list := 0, 0
+			for p := ast.Node(n); p != nil; p = p.Parent() {
+				switch p.(type) {
+				case *ast.Blockquote:
+					quote++
+				case *ast.ListItem:
+					list++
+				}
+			}
+			if i := lineOf(n.Pos()); i < len(lines) && lines[i].Leaf < 0 && lines[i].Kind != KindFrontmatter {
+				lines[i].Quote, lines[i].List = quote, list
+			}
+		}
+		return ast.WalkContinue, nil
+	})
 	for id, lf := range leaves {
 		kind := kindOf(lf.n)
 		last := lf.last

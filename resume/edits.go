@@ -480,8 +480,14 @@ func (d *Document) blankBefore(at int, pre string) string {
 // leading "YYYY-MM-DD: " date and backticks.
 func (d *Document) hasItem(from, to int, item string) bool {
 	want := normalItem(item)
-	for _, l := range d.md.Lines() {
-		if l.Start < from || l.Start >= to || l.List == 0 || l.Kind != markdown.KindParagraph {
+	lines := d.md.Lines()
+	for i, l := range lines {
+		if l.Start < from || l.Start >= to || l.List == 0 {
+			continue
+		}
+		// An item's text may open a block of its own ("- # x", "- ```"): its first line
+		// counts whatever its kind; the lines inside code do not.
+		if l.Kind == markdown.KindCode && i > 0 && lines[i-1].Leaf == l.Leaf {
 			continue
 		}
 		t := strings.TrimSpace(string(d.src[l.Start:l.End]))
@@ -537,6 +543,7 @@ func (d *Document) sessionEntry(key string) (line, end int, ok bool) {
 // open heading ctx wrote, or when the session closes (a close writes its own heading).
 func (p *plan) setSessionEntry(key, heading, item string, closing bool) error {
 	d := p.d
+	item = oneLine(item)
 	s, ok := d.findSection(SectionSessionHistory)
 	if !ok {
 		return fmt.Errorf("no section %q", SectionSessionHistory)
@@ -550,7 +557,7 @@ func (p *plan) setSessionEntry(key, heading, item string, closing bool) error {
 		}
 		text := pre + headLine + "\n"
 		if item != "" {
-			text += "- " + oneLine(item) + "\n"
+			text += "- " + item + "\n"
 		}
 		p.addLate(at, text+post)
 		return nil
@@ -564,7 +571,7 @@ func (p *plan) setSessionEntry(key, heading, item string, closing bool) error {
 		return nil
 	}
 	at, pre, post := d.appendAt(l.Next, end)
-	p.add(at, at, pre+"- "+oneLine(item)+"\n"+post)
+	p.add(at, at, pre+"- "+item+"\n"+post)
 	return nil
 }
 

@@ -165,7 +165,7 @@ func linesOf(doc ast.Node, src []byte, c *parseCopy, fmEnd int) []Line {
 		switch n.(type) {
 		case *ast.ListItem, *ast.Blockquote:
 			quote, list := 0, 0
-			for p := ast.Node(n); p != nil; p = p.Parent() {
+			for p := n; p != nil; p = p.Parent() {
 				switch p.(type) {
 				case *ast.Blockquote:
 					quote++

@@ -24,7 +24,9 @@ func FuzzSave(f *testing.F) {
 	t := Target{
 		Path: "/ws/p/01-planning/_resume.md", Rel: func(string) string { return "p/01-planning/_resume.md" },
 		Project: Project{ID: "01-p", Name: "P", Path: "p", Progress: markdown.Progress{TasksTotal: 2, TasksCompleted: 1, CurrentTask: "b", CurrentTaskNumber: 2}},
-		Reads:   func(*Document) []Read { return []Read{{Path: "p/01-planning/overview.md", Why: "overview", Exists: true}} },
+		Reads: func(*Document) []Read {
+			return []Read{{Path: "p/01-planning/overview.md", Why: "overview", Exists: true}}
+		},
 	}
 	f.Fuzz(func(tt *testing.T, src []byte, summary string, closing bool) {
 		if len(src) > 1<<16 {

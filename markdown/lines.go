@@ -80,23 +80,11 @@ func linesOf(doc ast.Node, src []byte, c *parseCopy, fmEnd int) []Line {
 	if len(lines) == 0 {
 		return lines
 	}
-	starts := make([]int, len(lines))
+	starts := make(lineIndex, len(lines))
 	for i, l := range lines {
 		starts[i] = l.Start
 	}
-	lineOf := func(off int) int {
-		off = c.orig(off)
-		lo, hi := 0, len(starts)
-		for lo+1 < hi {
-			mid := (lo + hi) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo
-	}
+	lineOf := func(off int) int { return starts.lineOf(c.orig(off)) - 1 }
 	for i := range lines {
 		if lines[i].Start < fmEnd {
 			lines[i].Kind = KindFrontmatter

@@ -357,10 +357,13 @@ func (d *Document) headerParagraph(i int) bool {
 		if l.Leaf != lines[i].Leaf {
 			continue
 		}
-		ok := false
-		for _, label := range headerLabels {
-			if _, m := matchHeader(d.src, l, label); m {
-				ok = true
+		ok := bytes.IndexByte(d.src[l.Start:l.End], '\r') < 0 // a lone CR's line is no header
+		if ok {
+			ok = false
+			for _, label := range headerLabels {
+				if _, m := matchHeader(d.src, l, label); m {
+					ok = true
+				}
 			}
 		}
 		if !ok || (l.Next == len(d.src) && !bytes.HasSuffix(d.src, []byte("\n"))) {
@@ -464,6 +467,18 @@ func (p *plan) appendItem(item string, path ...string) error {
 	at, pre, post := d.appendAt(s.BodyStart, s.End)
 	p.add(at, at, pre+"- "+item+"\n"+post)
 	return nil
+}
+
+// sectionHolding is the level-2 section whose span holds off.
+func (d *Document) sectionHolding(off int) (markdown.Section, bool) {
+	var found markdown.Section
+	ok := false
+	for _, s := range d.Sections() {
+		if s.Level == 2 && s.Start <= off && off < s.End {
+			found, ok = s, true
+		}
+	}
+	return found, ok
 }
 
 // blankBefore returns pre with a line break added when the document up to at, followed
@@ -695,8 +710,14 @@ func (p *plan) ensureSections(tmpl []byte, titles []string) []string {
 			}
 			post = "\n"
 		} else {
-			// ...else at the end of the document.
+			// ...else at the end of the document; but before the last section when the
+			// document ends inside a block left open, which would follow the new heading.
 			at, pre, post = d.appendAt(d.fm.End, len(d.src))
+			if last := d.lastContentLine(d.fm.End, len(d.src)); last >= 0 && d.openToEnd(last) {
+				if s, ok := d.sectionHolding(d.md.Lines()[last].Start); ok {
+					at, pre, post = s.Start, "", "\n"
+				}
+			}
 			if at > 0 {
 				pre = d.blankBefore(at, pre)
 			}

@@ -163,14 +163,10 @@ func (d *Document) quoteUnderTitle() int {
 	return -1
 }
 
-// isTitle reports whether the top-level block numbered top is a level-1 heading.
+// isTitle reports whether the top-level block numbered top is the document's title.
 func (d *Document) isTitle(top int) bool {
-	for _, s := range d.Sections() {
-		if s.Level == 1 && d.md.Lines()[d.lineIndex(s.Start)].Top == top {
-			return true
-		}
-	}
-	return false
+	t, ok := d.title()
+	return ok && d.md.Lines()[d.lineIndex(t.Start)].Top == top
 }
 
 // title is the document's first level-1 heading, if any comes before every other
@@ -187,8 +183,9 @@ func (d *Document) title() (markdown.Section, bool) {
 func matchHeader(src []byte, l markdown.Line, label string) (header, bool) {
 	i, end := l.Start, l.End
 	if i == 0 && bytes.HasPrefix(src, []byte("\ufeff")) {
-		i = 3
+		i = 3 // the line starts after the byte-order mark, which is no one's form
 	}
+	lineStart := i
 	for i < end && (src[i] == ' ' || src[i] == '\t' || (src[i] == '>' && l.Quote > 0)) {
 		i++
 	}
@@ -233,7 +230,7 @@ func matchHeader(src []byte, l markdown.Line, label string) (header, bool) {
 	for i < end && (src[i] == ' ' || src[i] == '\t') {
 		i++
 	}
-	h := header{ok: true, Start: l.Start, NameStart: nameStart, NameEnd: nameEnd, ValueStart: i, ValueEnd: end}
+	h := header{ok: true, Start: lineStart, NameStart: nameStart, NameEnd: nameEnd, ValueStart: i, ValueEnd: end}
 	v := bytes.TrimRight(src[h.ValueStart:h.ValueEnd], " \t")
 	h.ValueEnd = h.ValueStart + len(v)
 	// "**Name: value**": the closing bold belongs to the line's form, not the value.

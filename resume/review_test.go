@@ -103,6 +103,22 @@ func TestReviewedDocuments(t *testing.T) {
 		got := saveBytes(t, "# T\n\n**Next Action: keep me**\n", Change{Summary: "s"}, true)[0]
 		keeps(t, got, "**Last Session: 2026-03-01 — s**\n", "**Next Action: keep me**\n")
 	})
+	t.Run("a BOM before a header line", func(t *testing.T) {
+		got := saveBytes(t, "\ufeff**Last Session:** old\n", Change{Summary: "s"}, true)[0]
+		if !strings.HasPrefix(got, "\ufeff---\n") || !strings.Contains(got, "\n**Last Session:** 2026-03-01 — s\n") {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("a quote after a second level-1 heading is the person's", func(t *testing.T) {
+		got := saveBytes(t, "# Title\n\n**Next Action:** mine\n\nOlder notes\n===\n\n> **Last Session:** my quoted line\n", Change{Summary: "s"}, true)[0]
+		keeps(t, got, "> **Last Session:** my quoted line\n", "**Next Action:** mine\n")
+	})
+	t.Run("sections are added before the last section when the document ends open", func(t *testing.T) {
+		got := saveBytes(t, "# T\n\n## Key Decisions\n- decided\n\n````\ncode\n```\n", Change{Summary: "s"}, true)[0]
+		if i, j := strings.Index(got, "## Compaction Detection"), strings.Index(got, "## Key Decisions"); i < 0 || i > j {
+			t.Errorf("a section was added where the person's open block follows it:\n%s", got)
+		}
+	})
 	t.Run("an indented --- is a block scalar's, not the frontmatter's end", func(t *testing.T) {
 		got := saveBytes(t, "---\nnotes: |\n  ---\n  more\n---\n# T\n", Change{Summary: "s"}, true)[0]
 		keeps(t, got, "notes: |\n  ---\n  more\n")

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // oracleLabels are the labels of the three header lines a save point's owner edits.
@@ -24,8 +26,9 @@ var oracleLabels = [3]string{"Last Session", "Current Phase", "Next Action"}
 
 // Indexes of oracleLabels.
 const (
-	labelLastSession = 0
-	labelNextAction  = 2
+	labelLastSession  = 0
+	labelCurrentPhase = 1
+	labelNextAction   = 2
 )
 
 // oracleOwnedKeys are the frontmatter keys ctx owns (issue 23), written out here and
@@ -139,6 +142,23 @@ const (
 	mdQuotePara // a line of a paragraph directly in the blockquote under the title
 )
 
+// Leaf blocks a line belongs to, at any depth, for cmark.
+const (
+	leafNone = iota
+	leafPara
+	leafHeading
+	leafCode
+	leafHTML
+	leafBreak
+)
+
+var leafNames = [...]string{"no block", "a paragraph", "a heading", "code", "an HTML block", "a thematic break"}
+
+var leafOf = map[string]uint8{
+	"paragraph": leafPara, "heading": leafHeading, "code_block": leafCode,
+	"html_block": leafHTML, "thematic_break": leafBreak,
+}
+
 // mdLines is what cmark says of the lines of one document.
 type mdLines struct {
 	kind         []uint8  // by 0-based line index
@@ -150,18 +170,22 @@ type mdLines struct {
 	// older marks the lines of the older entries of a log kept with the newest entry
 	// on top: what they say is history, not the save point's headers.
 	older []bool
+	// leaf is the leaf block (leafPara...) of each line at any depth, and item whether
+	// a list item holds it.
+	leaf []uint8
+	item []bool
 }
 
 // cmarkLines reads the structure of lines (a byte-order mark cut) with cmark, the
 // frontmatter, which CommonMark does not know, blanked.
 func cmarkLines(lines []string) (*mdLines, error) {
 	var src bytes.Buffer
-	writeBlanked(&src, lines, "")
+	from := writeBlanked(&src, lines, "")
 	out, err := runCmark(&src)
 	if err != nil {
 		return nil, err
 	}
-	return readCmarkXML(out, [][]string{lines}, []int{0}, 0)[0], nil
+	return readCmarkXML(out, [][]string{lines}, []int{0}, [][]int{from}, 0)[0], nil
 }
 
 // cmarkDocs reads several documents with one run of cmark, which costs as much to
@@ -169,53 +193,88 @@ func cmarkLines(lines []string) (*mdLines, error) {
 // before each line), the blockquotes apart by a blank line, so that nothing a
 // document leaves open (a fence, an HTML block, a comment) runs into the next. Inside
 // its blockquote a document's blocks are what they are alone, but for tabs (the
-// quote moves the tab stops): documents with a tab are read alone.
+// quote moves the tab stops): a document with a tab is read alone.
 func cmarkDocs(docs [][]string) ([]*mdLines, error) {
-	for _, lines := range docs {
-		for _, l := range lines {
-			if strings.Contains(l, "\t") {
-				mds := make([]*mdLines, len(docs))
-				for k, d := range docs {
-					md, err := cmarkLines(d)
-					if err != nil {
-						return nil, err
-					}
-					mds[k] = md
-				}
-				return mds, nil
-			}
+	mds := make([]*mdLines, len(docs))
+	var batch []int
+	for k, lines := range docs {
+		if !hasTab(lines) {
+			batch = append(batch, k)
+			continue
 		}
+		md, err := cmarkLines(lines)
+		if err != nil {
+			return nil, err
+		}
+		mds[k] = md
+	}
+	if len(batch) == 0 {
+		return mds, nil
 	}
 	var src bytes.Buffer
-	starts := make([]int, len(docs))
+	starts := make([]int, len(batch))
+	froms := make([][]int, len(batch))
+	inBatch := make([][]string, len(batch))
 	line := 0
-	for k, lines := range docs {
-		starts[k] = line
-		writeBlanked(&src, lines, "> ")
+	for j, k := range batch {
+		lines := docs[k]
+		starts[j], inBatch[j] = line, lines
+		froms[j] = writeBlanked(&src, lines, "> ")
 		if n := len(lines); n > 0 && eolOf(lines[n-1]) == "" {
 			src.WriteString("\n")
 		}
 		src.WriteString("\n")
-		line += len(lines) + 1
+		line += len(froms[j]) + 1
 	}
 	out, err := runCmark(&src)
 	if err != nil {
 		return nil, err
 	}
-	return readCmarkXML(out, docs, starts, 1), nil
+	for j, md := range readCmarkXML(out, inBatch, starts, froms, 1) {
+		mds[batch[j]] = md
+	}
+	return mds, nil
 }
 
-// writeBlanked writes lines with prefix before each, the frontmatter blanked.
-func writeBlanked(w *bytes.Buffer, lines []string, prefix string) {
+func hasTab(lines []string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "\t") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLoneCR reports whether a line holds a CR that is not its line ending's.
+func hasLoneCR(line string) bool { return strings.Contains(trimEOL(line), "\r") }
+
+// writeBlanked writes lines with prefix before each, the frontmatter blanked, and
+// returns, for each line cmark will read, the index of the line of lines it is part
+// of: a lone CR ends a line for CommonMark (and so is written as a line break, the
+// prefix after it).
+func writeBlanked(w *bytes.Buffer, lines []string, prefix string) []int {
 	fm := frontmatterEnd(lines)
+	from := make([]int, 0, len(lines))
 	for i, l := range lines {
-		w.WriteString(prefix)
 		if i < fm {
+			w.WriteString(prefix)
 			w.WriteString(eolOf(l))
+			from = append(from, i)
 			continue
 		}
-		w.WriteString(l)
+		parts := strings.Split(trimEOL(l), "\r")
+		for k, part := range parts {
+			w.WriteString(prefix)
+			w.WriteString(part)
+			if k < len(parts)-1 {
+				w.WriteString("\n")
+			} else {
+				w.WriteString(eolOf(l))
+			}
+			from = append(from, i)
+		}
 	}
+	return from
 }
 
 func runCmark(src *bytes.Buffer) ([]byte, error) {
@@ -231,11 +290,13 @@ func runCmark(src *bytes.Buffer) ([]byte, error) {
 }
 
 // readCmarkXML reads cmark's XML of documents that start at the given lines of its
-// input, each wrapped in that many blockquotes (0 or 1).
-func readCmarkXML(out []byte, docs [][]string, starts []int, wrap int) []*mdLines {
+// input, each wrapped in that many blockquotes (0 or 1); from maps each document's
+// lines of cmark's input to its own lines (writeBlanked).
+func readCmarkXML(out []byte, docs [][]string, starts []int, from [][]int, wrap int) []*mdLines {
 	mds := make([]*mdLines, len(docs))
 	for k, lines := range docs {
-		mds[k] = &mdLines{kind: make([]uint8, len(lines)), title: -1, firstSection: -1, titleAt: -1}
+		mds[k] = &mdLines{kind: make([]uint8, len(lines)), title: -1, firstSection: -1, titleAt: -1,
+			leaf: make([]uint8, len(lines)), item: make([]bool, len(lines))}
 	}
 	docOf := func(line int) int {
 		for k := len(starts) - 1; k >= 0; k-- {
@@ -247,8 +308,17 @@ func readCmarkXML(out []byte, docs [][]string, starts []int, wrap int) []*mdLine
 	}
 	top := 2 + wrap // the depth of a document's own blocks
 	dec := xml.NewDecoder(bytes.NewReader(out))
-	depth := 0
-	md, start := mds[0], 0
+	depth, items := 0, 0
+	cur := 0
+	md := mds[0]
+	// line maps a line of cmark's input to the current document's.
+	line := func(l int) int {
+		f := from[cur]
+		if len(f) == 0 {
+			return 0
+		}
+		return f[min(max(l-starts[cur], 0), len(f)-1)]
+	}
 	topSeen, headingSeen := 0, false
 	titleQuote := false // inside the top-level blockquote right after the title
 	for {
@@ -259,18 +329,26 @@ func readCmarkXML(out []byte, docs [][]string, starts []int, wrap int) []*mdLine
 		switch el := tok.(type) {
 		case xml.StartElement:
 			depth++
+			name := el.Name.Local
+			if name == "item" {
+				items++
+			}
 			first, last, ok := sourceLines(el)
 			if !ok {
 				continue
 			}
 			if depth == 2 && wrap == 1 { // the blockquote around one document
-				k := docOf(first)
-				md, start = mds[k], starts[k]
+				cur = docOf(first)
+				md = mds[cur]
 				topSeen, headingSeen, titleQuote = 0, false, false
 				continue
 			}
-			first, last = first-start, last-start
-			name := el.Name.Local
+			first, last = line(first), line(last)
+			if k, ok := leafOf[name]; ok && depth >= top {
+				for l := first; l <= last && l < len(md.leaf); l++ {
+					md.leaf[l], md.item[l] = k, items > 0
+				}
+			}
 			if depth == top {
 				topSeen++
 				titleQuote = name == "block_quote" && md.titleAt >= 0 && topSeen == md.titleAt+1
@@ -297,6 +375,9 @@ func readCmarkXML(out []byte, docs [][]string, starts []int, wrap int) []*mdLine
 			}
 		case xml.EndElement:
 			depth--
+			if el.Name.Local == "item" {
+				items--
+			}
 		}
 	}
 	for k, md := range mds {
@@ -400,27 +481,40 @@ func attr(el xml.StartElement, name string) string {
 }
 
 // headerRE matches the start of a header line in the forms people write:
-// "**Label:** v", "**Label**: v", "Label: v", in a blockquote or not.
-var headerRE = regexp.MustCompile(`(?i)^(?:>[ \t]?)?[ \t]*(?:\*\*(last session|current phase|next action):\*\*|\*\*(last session|current phase|next action)\*\*:|(last session|current phase|next action):)`)
+// "**Label:** v", "**Label**: v", "Label: v", "**Label: v**", in a blockquote or not.
+var headerRE = regexp.MustCompile(`(?i)^(?:>[ \t]?)?[ \t]*(?:\*\*(last session|current phase|next action):\*\*|\*\*(last session|current phase|next action)\*\*:|(last session|current phase|next action):|\*\*(last session|current phase|next action):)`)
 
 // headerOf returns which label line starts with and the length of its prefix (the
 // label and separator), or -1.
 func headerOf(line string) (label, prefix int) {
+	label, prefix, _ = headerForm(line)
+	return label, prefix
+}
+
+// headerForm is headerOf, and whether the line opens bold that the separator does not
+// close ("**Label: v**", where the closing "**" ends the line).
+func headerForm(line string) (label, prefix int, openBold bool) {
 	m := headerRE.FindStringSubmatchIndex(line)
 	if m == nil {
-		return -1, 0
+		return -1, 0, false
 	}
-	for g := 1; g <= 3; g++ {
+	for g := 1; g <= 4; g++ {
 		if m[2*g] >= 0 {
 			name := strings.ToLower(line[m[2*g]:m[2*g+1]])
 			for i, l := range oracleLabels {
 				if strings.ToLower(l) == name {
-					return i, m[1]
+					return i, m[1], g == 4
 				}
 			}
 		}
 	}
-	return -1, 0
+	return -1, 0, false
+}
+
+// closesBold reports whether a header line of the "**Label: v**" form ends with the
+// closing "**".
+func closesBold(line string) bool {
+	return strings.HasSuffix(strings.TrimRight(trimEOL(line), " \t"), "**")
 }
 
 // isHeaderPlace reports whether line i stands where a header line counts: in a
@@ -431,11 +525,12 @@ func (md *mdLines) isHeaderPlace(i int) bool {
 }
 
 // realHeaders returns the line of each label's header: the first line in a header
-// place that starts with the label, or -1.
+// place that starts with the label, or -1. A line with a lone CR is two lines to
+// CommonMark and one to an editor: it is never a header, and stays as it is.
 func realHeaders(lines []string, md *mdLines) [3]int {
 	real := [3]int{-1, -1, -1}
 	for i, l := range lines {
-		if !md.isHeaderPlace(i) {
+		if !md.isHeaderPlace(i) || hasLoneCR(l) {
 			continue
 		}
 		if label, _ := headerOf(l); label >= 0 && real[label] < 0 {
@@ -470,8 +565,21 @@ func ownedLines(lines []string, md *mdLines) []bool {
 			}
 		}
 	}
-	// A marker is ctx's when it is an HTML block of its own at the top level, as ctx
-	// writes it; in code, in a comment or inside another HTML block it is text.
+	for _, blocks := range markerBlocks(lines, md) {
+		for _, b := range blocks {
+			for k := b[0]; k <= b[1]; k++ {
+				owned[k] = true
+			}
+		}
+	}
+	return owned
+}
+
+// markerBlocks returns, for each marker name, the first and last line of each of
+// ctx's marked blocks. A marker is ctx's when it is an HTML block of its own at the
+// top level, as ctx writes it; in code, in a comment or inside another HTML block it
+// is text.
+func markerBlocks(lines []string, md *mdLines) map[string][][2]int {
 	inHTML := func(i int) bool {
 		for _, h := range md.html {
 			if h[0] == i {
@@ -480,6 +588,7 @@ func ownedLines(lines []string, md *mdLines) []bool {
 		}
 		return false
 	}
+	blocks := map[string][][2]int{}
 	for i := 0; i < len(lines); i++ {
 		for _, name := range oracleMarkers {
 			if strings.TrimSpace(trimEOL(lines[i])) != "<!-- ctx:begin "+name+" -->" || !inHTML(i) {
@@ -487,16 +596,14 @@ func ownedLines(lines []string, md *mdLines) []bool {
 			}
 			for j := i + 1; j < len(lines); j++ {
 				if strings.TrimSpace(trimEOL(lines[j])) == "<!-- ctx:end "+name+" -->" && inHTML(j) {
-					for k := i; k <= j; k++ {
-						owned[k] = true
-					}
+					blocks[name] = append(blocks[name], [2]int{i, j})
 					i = j
 					break
 				}
 			}
 		}
 	}
-	return owned
+	return blocks
 }
 
 var topKeyRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:`)
@@ -595,8 +702,8 @@ type savePoint struct {
 	owned []bool
 	decoy []bool // a person's line that looks like a line ctx owns
 	real  [3]int // the header line of each label, or -1
-	// keep maps a line of a frontmatter key ctx owns to a comment on it that must stay
-	// on the line of that key.
+	// keep maps a line of the value of a frontmatter key ctx owns to a comment at its
+	// end that must stay a comment at the end of a line of that key's value.
 	keep map[int]string
 	// older marks the lines of older log entries (mdLines.older), for reports.
 	older []bool
@@ -625,7 +732,7 @@ func cutBOM(b []byte) ([]byte, bool) {
 //	   real header keeps its form and place; no decoy changed;
 //	e  no label is a header twice (counted with cmark on what ctx wrote);
 //	f  nothing is inserted between a header and the list or quote lines under it;
-//	g  a header ctx filled has a space after its separator.
+//	g  a header ctx filled has a space after its separator, and its bold closed.
 func judge(sp *savePoint, out []byte, summary string) []finding {
 	body, _ := cutBOM(out)
 	got := splitLines(body)
@@ -638,6 +745,15 @@ func judge(sp *savePoint, out []byte, summary string) []finding {
 
 // judgeRead is judge with cmark's reading md of out (its byte-order mark cut).
 func judgeRead(sp *savePoint, out []byte, md *mdLines, summary string) []finding {
+	var want [3]string
+	want[labelLastSession] = summary
+	return judgeValues(sp, out, md, want)
+}
+
+// judgeValues is judgeRead with the value each label's header must hold after the run
+// ("" for a label the run sets no value of): what c says of the summary it says of
+// each.
+func judgeValues(sp *savePoint, out []byte, md *mdLines, want [3]string) []finding {
 	var fs []finding
 	add := func(check, format string, args ...any) {
 		fs = append(fs, finding{check, fmt.Sprintf(format, args...)})
@@ -685,16 +801,9 @@ func judgeRead(sp *savePoint, out []byte, md *mdLines, summary string) []finding
 	sort.Ints(keep)
 	for _, i := range keep {
 		comment := sp.keep[i]
-		key, _ := topKey(sp.lines[i])
-		found := false
-		for _, l := range got[:frontmatterEnd(got)] {
-			if k, ok := topKey(l); ok && k == key && strings.HasSuffix(trimEOL(l), comment) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			add("b", "the comment %q on frontmatter key %s (line %d) is gone", comment, key, i+1)
+		key := keyAbove(sp.lines, i)
+		if !commentKept(got, key, comment) {
+			add("b", "the comment %q on frontmatter key %s (line %d) is gone, or no longer a comment at the end of a line of its value", comment, key, i+1)
 		}
 	}
 
@@ -725,6 +834,9 @@ func judgeRead(sp *savePoint, out []byte, md *mdLines, summary string) []finding
 		if v := trimEOL(l)[prefix:]; v != "" && v[0] != ' ' && v[0] != '\t' {
 			add("g", "no space after the separator in %q (line %d)", trimEOL(l), i+1)
 		}
+		if _, _, open := headerForm(l); open && !closesBold(l) {
+			add("g", "the bold %q opens is not closed (line %d)", trimEOL(l), i+1)
+		}
 	}
 	for label, at := range ctxHeaders {
 		if len(at) > 1 {
@@ -741,26 +853,30 @@ func judgeRead(sp *savePoint, out []byte, md *mdLines, summary string) []finding
 		if r < 0 {
 			continue
 		}
-		_, plen := headerOf(sp.lines[r])
+		_, plen, open := headerForm(sp.lines[r])
 		prefix := strings.TrimRight(trimEOL(sp.lines[r])[:plen], " \t")
+		wholeBold := open && closesBold(sp.lines[r])
 		lo, hi := anchors.around(r)
 		at := -1
 		for i := lo + 1; i < hi; i++ {
 			if !strings.HasPrefix(got[i], prefix) || personText[trimEOL(got[i])] {
 				continue
 			}
-			if label != labelLastSession || strings.Contains(got[i], summary) {
+			if want[label] == "" || strings.Contains(got[i], want[label]) {
 				at = i
 				break
 			}
 		}
 		if at < 0 {
-			if label == labelLastSession {
-				add("c", "the summary is not in the Last Session line %d %q (form %q) between output lines %d and %d", r+1, trimEOL(sp.lines[r]), prefix, lo+1, hi+1)
+			if want[label] != "" {
+				add("c", "%q is not in the %s line %d %q (form %q) between output lines %d and %d", want[label], oracleLabels[label], r+1, trimEOL(sp.lines[r]), prefix, lo+1, hi+1)
 			} else {
 				add("c", "the %s line %d %q lost its form %q or place (output lines %d to %d)", oracleLabels[label], r+1, trimEOL(sp.lines[r]), prefix, lo+1, hi+1)
 			}
 			continue
+		}
+		if wholeBold && !closesBold(got[at]) {
+			add("c", "the %s line %d %q was bold as a whole; now %q", oracleLabels[label], r+1, trimEOL(sp.lines[r]), trimEOL(got[at]))
 		}
 		// f: the list or quote lines under a header stay right under it.
 		if r+1 < len(sp.lines) && !sp.owned[r+1] && belongsUnder(sp.lines[r], sp.lines[r+1]) {
@@ -773,21 +889,85 @@ func judgeRead(sp *savePoint, out []byte, md *mdLines, summary string) []finding
 			}
 		}
 	}
-	if sp.real[labelLastSession] < 0 {
+	for label, value := range want {
+		if value == "" || sp.real[label] >= 0 {
+			continue
+		}
 		var with []int
-		for _, i := range ctxHeaders[labelLastSession] {
-			if strings.Contains(got[i], summary) {
+		for _, i := range ctxHeaders[label] {
+			if strings.Contains(got[i], value) {
 				with = append(with, i)
 			}
 		}
 		switch {
 		case len(with) != 1:
-			add("c", "no Last Session header: want one added with the summary, found %d", len(with))
-		case md.title >= 0 && with[0] < md.title, md.firstSection >= 0 && with[0] > md.firstSection:
-			add("c", "Last Session added at line %d, not between the title (%s) and the first section (%s)", with[0]+1, lineName(md.title), lineName(md.firstSection))
+			add("c", "no %s header: want one added with %q, found %d", oracleLabels[label], value, len(with))
+		// Above the title only to join header lines there: a document that opens with
+		// them has a level-1 heading further down.
+		case md.title >= 0 && with[0] < md.title && !headerAbove(ctxHeaders, with[0], md.title),
+			md.firstSection >= 0 && with[0] > md.firstSection:
+			add("c", "%s added at line %d, not between the title (%s) and the first section (%s)", oracleLabels[label], with[0]+1, lineName(md.title), lineName(md.firstSection))
 		}
 	}
 	return fs
+}
+
+// headerAbove reports whether a header line other than line except lies above line i.
+func headerAbove(headers [3][]int, except, i int) bool {
+	for _, at := range headers {
+		for _, h := range at {
+			if h != except && h < i {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyAbove is the top-level frontmatter key whose value holds line i.
+func keyAbove(lines []string, i int) string {
+	for ; i > 0; i-- {
+		if key, ok := topKey(lines[i]); ok {
+			return key
+		}
+	}
+	return ""
+}
+
+// commentKept reports whether the frontmatter of got has key with comment at the end
+// of a line of its value (the key's line and the lines under it up to the next key),
+// after a space, and the key's value, read as YAML, does not hold the comment.
+func commentKept(got []string, key, comment string) bool {
+	fm := frontmatterEnd(got)
+	if fm == 0 {
+		return false
+	}
+	found := false
+	for i := 1; i < fm-1 && !found; i++ {
+		if k, ok := topKey(got[i]); !ok || k != key {
+			continue
+		}
+		for j := i; j < fm-1; j++ {
+			if _, ok := topKey(got[j]); ok && j > i {
+				break
+			}
+			t := trimEOL(got[j])
+			if before, ok := strings.CutSuffix(t, comment); ok && (strings.HasSuffix(before, " ") || strings.HasSuffix(before, "\t")) {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		return false
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(strings.Join(got[1:fm-1], "")), &m); err == nil {
+		if v, ok := m[key].(string); ok && strings.Contains(v, comment) {
+			return false
+		}
+	}
+	return true
 }
 
 func lineName(i int) string {

@@ -448,8 +448,8 @@ func (w *world) checkSavePoints(rep *report) {
 	type bounds struct{ acked, all int }
 	compactions := map[string]*bounds{}
 	// A close counts its session once: the sessions closed, acknowledged and in all,
-	// by project. A close outside an agent session is the day's ("manual-DATE"); one
-	// that ran across midnight may be either day's, so it is only an upper bound.
+	// by project. A close outside an agent session closes a session of its own (the
+	// day's entry, or the next one once that is closed), so each such close is a key.
 	type keySet struct{ acked, all map[string]bool }
 	closes := map[string]*keySet{}
 	closedSessions := func(k *keySet, before map[string]bool) *bounds {
@@ -491,20 +491,13 @@ func (w *world) checkSavePoints(rep *report) {
 					k = &keySet{acked: map[string]bool{}, all: map[string]bool{}}
 					closes[o.target.id] = k
 				}
-				var keys []string
+				key := fmt.Sprintf("manual close %p", r)
 				if o.session != nil {
-					keys = []string{o.session.id}
-				} else {
-					keys = []string{"manual-" + r.start.Format("2006-01-02")}
-					if end := "manual-" + r.start.Add(r.took).Format("2006-01-02"); end != keys[0] {
-						keys = append(keys, end)
-					}
+					key = o.session.id
 				}
-				for _, key := range keys {
-					k.all[key] = true
-					if ack && len(keys) == 1 {
-						k.acked[key] = true
-					}
+				k.all[key] = true
+				if ack {
+					k.acked[key] = true
 				}
 			}
 			rf := docs[o.target.id]

@@ -1354,6 +1354,10 @@ func (g *docGen) block() {
 			g.decoy("`<!-- ctx:begin compaction -->` is where ctx writes " + g.tok("DECOY"))
 		}
 	case 15: // a frontmatter look-alike in the body: a rule and a setext heading
+		if !slices.ContainsFunc(g.lines, func(l genLine) bool { return strings.TrimSpace(l.text) != "" }) {
+			// First in the document it would be a frontmatter, not a look-alike.
+			g.person("Person note " + g.tok("P") + ".")
+		}
 		g.person("---")
 		g.decoy(ownedKeyOrder[g.r.IntN(len(ownedKeyOrder))] + ": " + g.tok("DECOY"))
 		g.person("---")

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -149,9 +148,7 @@ func readSavePoint(data []byte) (*savePoint, error) {
 func runCorpusCase(t *testing.T, corpus string, c corpusCase) []finding {
 	root := scratchDir(t)
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
-	if err := copyCorpusCase(filepath.Join(corpus, "files", c.id), ws); err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, filepath.Join(corpus, "files", c.id), ws)
 	if err := makeHome(home); err != nil {
 		t.Fatal(err)
 	}
@@ -266,26 +263,4 @@ func checkLoadNext(sp *savePoint, stdout string) []finding {
 		}
 	}
 	return nil
-}
-
-// copyCorpusCase copies the folder src to dst, which must not exist.
-func copyCorpusCase(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, data, 0o644)
-	})
 }

@@ -201,7 +201,7 @@ func FuzzSections(f *testing.F) {
 // FuzzTasksMatchGoldmark checks ctx's checkbox parser against goldmark's own task-list
 // extension: the same tasks, in the same state, on the same lines.
 func FuzzTasksMatchGoldmark(f *testing.F) {
-	for _, seed := range []string{"- [ ] a\n- [x] b\n", "1. [X] a\n   * [\t] b\n", "- [y] no\n- [ ]\n- []\n", "> - [ ] quoted\n", "- a\n  - [x] nested\n"} {
+	for _, seed := range []string{"- [0]\n- # [X]000", "- [ ] a\n- [x] b\n", "1. [X] a\n   * [\t] b\n", "- [y] no\n- [ ]\n- []\n", "> - [ ] quoted\n", "- a\n  - [x] nested\n"} {
 		f.Add([]byte(seed))
 	}
 	reference := goldmark.New(goldmark.WithExtensions(extension.TaskList)).Parser()
@@ -214,6 +214,11 @@ func FuzzTasksMatchGoldmark(f *testing.F) {
 		doc := reference.Parse(text.NewReader(src))
 		lines := newLineIndex(src)
 		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			// A checkbox opening a heading ("- # [x] a") is a heading's text, not a task,
+			// to ctx as to GitHub; goldmark's extension marks it, so it is left out.
+			if _, inHeading := n.Parent().(*ast.Heading); inHeading {
+				return ast.WalkContinue, nil
+			}
 			if cb, ok := n.(*extast.TaskCheckBox); ok && entering {
 				l := 0
 				if seg := cb.Parent().Lines(); seg.Len() > 0 {

@@ -11,14 +11,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 )
 
 // Agents runs the operations on a workspace's agents. Each command makes one; nothing
 // of it outlives the command.
 type Agents struct {
 	Store   Store
+	State   *state.Store // the workspace's session state, for the sessions agents run
 	Tmux    Tmux
 	Getenv  func(string) string
 	Environ []string // the environment agents are started with (identity variables removed)
@@ -49,7 +50,7 @@ func New(ws *loader.Workspace, getenv func(string) string, environ []string) (*A
 	if err := t.WriteConf(store.Dir); err != nil {
 		return nil, fmt.Errorf("agents: %w", err)
 	}
-	return &Agents{Store: store, Tmux: t, Getenv: getenv, Environ: environ, Now: time.Now, StartWait: 20 * time.Second}, nil
+	return &Agents{Store: store, State: state.Open(ws, getenv), Tmux: t, Getenv: getenv, Environ: environ, Now: time.Now, StartWait: 20 * time.Second}, nil
 }
 
 // NotNowError is an operation refused for now: the agent is busy, the conversation is
@@ -204,9 +205,7 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 		return nil, err
 	}
 	// The session is the project's from its first hook on.
-	_ = session.Bindings{StateDir: ws.StatePath("state")}.Bind(session.Binding{
-		SessionID: rec.Claude.SessionID, ProjectID: o.Project.ID, Path: o.Project.Path, BoundAt: now,
-	})
+	_ = a.State.Session(rec.Claude.SessionID).Bind(state.Binding{ProjectID: o.Project.ID, Path: o.Project.Path, BoundAt: now})
 	a.Store.Feed(id, "agent.created", map[string]any{"name": name, "project": o.Project.ID})
 	args := append([]string{"--session-id", rec.Claude.SessionID}, launchFlags(rec.Claude)...)
 	args = append(args, "--", prompt)
@@ -475,31 +474,16 @@ func (a *Agents) RemoveWith(rec *Record, force, removeWorktree bool) error {
 	return nil
 }
 
-// RecordHook records an agent session's hook event as its activity (status.json). It is
-// called by ctx's hooks when CTX_AGENT_ID is set; it never takes the agent's lock.
-func RecordHook(ws *loader.Workspace, id, event, sessionID, source, tool, summary string, now time.Time) error {
-	st := Status{Event: event, SessionID: sessionID, Source: source, Tool: tool, At: now.UTC()}
-	switch event {
-	case "SessionStart", "Stop", "PostCompact":
-		st.Activity = "idle"
-	case "UserPromptSubmit", "PostToolUse":
-		st.Activity = "working"
-	case "PreToolUse":
-		st.Activity = "working"
-		if tool == "AskUserQuestion" || tool == "ExitPlanMode" {
-			st.Activity, st.Detail = "needs_input", "question"
-		}
-	case "PermissionRequest", "Notification":
-		st.Activity, st.Detail = "needs_input", "permission"
-	case "PreCompact":
-		st.Activity = "compacting"
-	case "SessionEnd":
-		st.Activity = "exited"
-	default:
+// RecordHook records an agent session's hook event as its activity (status.json): the
+// activity is the event's (events.Table). It is called by ctx's hooks when
+// CTX_AGENT_ID is set; it never takes the agent's lock.
+func RecordHook(ws *loader.Workspace, id string, st Status) error {
+	if st.Activity == "" {
 		return nil
 	}
-	if summary != "" {
-		r := []rune(strings.Join(strings.Fields(summary), " "))
+	st.At = st.At.UTC()
+	if st.Summary != "" {
+		r := []rune(strings.Join(strings.Fields(st.Summary), " "))
 		st.Summary = string(r[:min(len(r), 200)])
 	}
 	if err := NewStore(ws).WriteStatus(id, st); err != nil {

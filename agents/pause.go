@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 // TriggerAgentPause is the snapshot trigger of a pause's save.
-const TriggerAgentPause session.Trigger = "agent-pause"
+const TriggerAgentPause state.Trigger = "agent-pause"
 
 // maxScrollback caps the scrollback a pause keeps: the end of it, where work stopped.
 const maxScrollback = 2 << 20
@@ -118,13 +119,13 @@ func (a *Agents) finishPause(rec *Record, o PauseOptions) (*Record, error) {
 		return nil, err
 	}
 	if p.SnapshotID == "" {
-		res, err := session.AutoSave(a.Store.WS, rec.Claude.SessionID, TriggerAgentPause, nil, 0, a.Now())
+		res, err := events.AutoSave(a.State, rec.Claude.SessionID, TriggerAgentPause, nil, 0, a.Now())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("save point: %w", err))
 		} else {
 			p.SnapshotID = res.SnapshotID
 		}
-		_, _, _ = session.FinalizeJournal(a.Store.WS, rec.Claude.SessionID, TriggerAgentPause, nil, false, a.Now(), time.Time{})
+		_, _, _ = events.FinalizeJournal(a.State, rec.Claude.SessionID, TriggerAgentPause, nil, false, a.Now(), time.Time{})
 	}
 
 	if err := a.setStep(id, "pause", "checkpoint"); err != nil {

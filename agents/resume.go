@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/usage"
 )
 
@@ -349,7 +349,7 @@ func (a *Agents) ContextPercent(rec *Record) (pct float64, ok bool) {
 	}
 	client := usage.DetectClient(a.Getenv, a.Getenv("HOME"), rec.Cwd)
 	c = contextEntry{size: fi.Size(), modTime: fi.ModTime()}
-	if u, err := session.ReadUsage(a.Store.WS, path, client); err == nil && u != nil {
+	if u, err := events.ReadUsage(a.State, path, client); err == nil && u != nil {
 		c.pct, c.ok = u.PercentOfBudget, true
 	}
 	a.contextsMu.Lock()

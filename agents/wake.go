@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 )
 
 // The wake socket: a running dashboard (ctx serve) listens on a Unix datagram socket
@@ -62,7 +62,7 @@ func ListenWake(dir string, ws *loader.Workspace, poke func()) (closeWake func()
 // Wake tells a dashboard serving ws, if one runs, that an agent's activity changed.
 // It never blocks for long and never fails the caller.
 func Wake(ws *loader.Workspace) {
-	dir := session.RuntimeDir(os.Getenv)
+	dir := state.RuntimeDir(os.Getenv)
 	path := WakePath(dir, ws.Root)
 	if _, err := os.Stat(path); err != nil {
 		return // no server: the common case costs one stat

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 // ringSize is how many events are kept for a client that reconnects with
@@ -325,7 +325,7 @@ func (s *Server) refresh(full bool) {
 // savedCheck publishes project.saved when the workspace's newest snapshot set changed
 // (a save, a close, an automatic save, an agent's pause): LATEST-SESSION.txt names it.
 func (s *Server) savedCheck() {
-	snaps := session.Snapshots{Dir: s.ws.StatePath("sessions")}
+	snaps := state.Open(s.ws, nil).Snapshots()
 	latest, _ := snaps.LatestID() // "" when there is none (yet)
 	if !s.sawSaves {
 		s.sawSaves, s.lastSaved = true, latest // what was there at the start is no news

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/resume"
-	"github.com/ctxtools/ctx/session"
 )
 
 // TestHookWakesTheServer: with polling practically off, an agent's hook (RecordHook,
@@ -35,10 +36,13 @@ func TestHookWakesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lat []time.Duration
-	events := []string{"PermissionRequest", "UserPromptSubmit", "Stop"}
+	activities := []agents.Status{{Activity: "needs_input", Detail: "permission", Event: "PermissionRequest"},
+		{Activity: "working", Event: "UserPromptSubmit"}, {Activity: "idle", Event: "Stop"}}
 	for i := range 30 {
 		start := time.Now()
-		if err := agents.RecordHook(ts.ws, rec.ID, events[i%len(events)], "s", "", "", "step", time.Now()); err != nil {
+		st := activities[i%len(activities)]
+		st.SessionID, st.Summary, st.At = "s", "step", time.Now()
+		if err := agents.RecordHook(ts.ws, rec.ID, st); err != nil {
 			t.Fatal(err)
 		}
 		ev, _ := s.next(t)
@@ -68,7 +72,7 @@ func TestProjectSavedEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := session.SaveProgress(ts.ws, p, session.SaveRequest{Change: resume.Change{Summary: "from the test"}, Trigger: session.TriggerSave}); err != nil {
+	if _, err := events.SaveProgress(state.Open(ts.ws, nil), p, events.SaveRequest{Change: resume.Change{Summary: "from the test"}, Trigger: state.TriggerSave}); err != nil {
 		t.Fatal(err)
 	}
 	for {

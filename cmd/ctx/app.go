@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -66,6 +67,16 @@ type App struct {
 	Streams
 	Getenv        func(string) string
 	WorkspaceFlag string
+
+	state *state.Store // opened once per workspace (State)
+}
+
+// State is the state of ws (nil outside a workspace), opened once per command.
+func (a *App) State(ws *loader.Workspace) *state.Store {
+	if a.state == nil || a.state.WS != ws {
+		a.state = state.Open(ws, a.Getenv)
+	}
+	return a.state
 }
 
 // Color reports whether output may use ANSI colour: only on a terminal, never when

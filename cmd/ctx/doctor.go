@@ -15,8 +15,9 @@ import (
 
 	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
 )
 
@@ -70,7 +71,7 @@ func runDoctor(opts *doctorOptions) error {
 	}
 	if cfgErr == nil && problems == 0 {
 		if _, err := os.Stat(ws.StatePath("config.yaml")); err == nil {
-			report(true, "config", configName(ws))
+			report(true, "config", events.ConfigName(ws))
 		}
 	}
 
@@ -99,7 +100,7 @@ func runDoctor(opts *doctorOptions) error {
 	case err != nil:
 		report(false, "hooks", err.Error())
 	default:
-		regs := hook.Registrations(bin)
+		regs := events.Registrations(bin)
 		present, current, err := hook.InstalledHooks(data, regs)
 		if err != nil {
 			report(false, "hooks", fmt.Sprintf("%s: %v", settings, err))
@@ -158,7 +159,7 @@ func runDoctor(opts *doctorOptions) error {
 		report(ok, "skill", fmt.Sprintf("%-*s  %s", nameW, r.Name, detail))
 	}
 
-	if rt, err := session.OpenRuntime(opts.Getenv); err != nil {
+	if rt, err := state.OpenRuntime(opts.Getenv); err != nil {
 		report(false, "runtime", err.Error())
 	} else {
 		report(true, "runtime", rt.Dir)
@@ -257,22 +258,22 @@ func keys(m map[string]bool) []string {
 // cannot use: the file as a whole (cfgErr), or the sections the hooks read.
 func configProblems(app *App, ws *loader.Workspace, cfgErr *loader.ConfigError) []string {
 	if cfgErr != nil {
-		return []string{oneLine(cfgErr.Error()) + ": ctx uses its defaults and the built-in guard rules until it is fixed"}
+		return []string{events.OneLine(cfgErr.Error()) + ": ctx uses its defaults and the built-in guard rules until it is fixed"}
 	}
 	var errs []error
-	if _, err := guardFor(app, ws, ws.Root, nil); err != nil {
+	if _, err := events.GuardFor(ws, app.Getenv("HOME"), ws.Root, nil); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := session.UsageConfig(ws); err != nil {
+	if _, err := events.UsageConfig(ws); err != nil {
 		errs = append(errs, err)
 	}
-	cfg, err := approveConfig(ws)
+	cfg, err := events.ApproveConfig(ws)
 	if err != nil {
 		errs = append(errs, err)
 	}
 	rules, _ := guard.New(guard.Config{}, guard.Env{Workspace: ws.Root})
 	if _, err := guard.NewApprover(rules, cfg); err != nil {
-		errs = append(errs, prefixEach(configName(ws), err)...)
+		errs = append(errs, events.PrefixEach(events.ConfigName(ws), err)...)
 	}
 	var out []string
 	for _, e := range errs {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxtools/ctx/gitstate"
 	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -164,7 +165,7 @@ func runGuardCheck(opts *guardCheckOptions) error {
 	case "clean":
 		dirty = func(string) bool { return false }
 	}
-	rules, err := guardFor(opts.App, ws, cwd, dirty)
+	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, dirty)
 	if err != nil {
 		problems = append(problems, err)
 	}

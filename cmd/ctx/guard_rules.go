@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/guard"
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -74,7 +75,7 @@ func runGuardRules(opts *guardRulesOptions) error {
 	case err != nil:
 		return err
 	}
-	rules, err := guardFor(opts.App, ws, cwd, nil)
+	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, nil)
 	if err != nil {
 		problems = append(problems, err)
 	}
@@ -82,7 +83,7 @@ func runGuardRules(opts *guardRulesOptions) error {
 	for _, c := range guard.Classes {
 		list = append(list, guardRule{Kind: "deny", Rule: c.Rule, Refuses: c.Refuses, Source: builtIn})
 	}
-	file := configName(ws)
+	file := events.ConfigName(ws)
 	for _, d := range rules.Denies() {
 		list = append(list, guardRule{Kind: "deny", Rule: guard.RuleConfigDeny, Pattern: d.Pattern, Reason: d.Reason, Source: file})
 	}
@@ -90,12 +91,12 @@ func runGuardRules(opts *guardRulesOptions) error {
 		list = append(list, guardRule{Kind: "allow", Pattern: a, Source: file})
 	}
 	if ws != nil {
-		cfg, err := approveConfig(ws)
+		cfg, err := events.ApproveConfig(ws)
 		if err != nil {
 			problems = append(problems, err)
 		}
 		ap, err := guard.NewApprover(rules, cfg)
-		problems = append(problems, prefixEach(file, err)...)
+		problems = append(problems, events.PrefixEach(file, err)...)
 		for _, p := range ap.Denies() {
 			list = append(list, guardRule{Kind: "auto-approve-deny", Rule: guard.RuleAutoApproveDeny, Pattern: p, Source: file})
 		}
@@ -142,13 +143,4 @@ func runGuardRules(opts *guardRulesOptions) error {
 		return &exitError{code: exitFailure, err: errors.New("config problems"), silent: true}
 	}
 	return nil
-}
-
-// approveConfig reads the auto_approve: section of the workspace's config.
-func approveConfig(ws *loader.Workspace) (guard.ApproveConfig, error) {
-	var cfg guard.ApproveConfig
-	if err := ws.ConfigSection("auto_approve", &cfg); err != nil {
-		return guard.ApproveConfig{}, err
-	}
-	return cfg, nil
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
 )
 
@@ -173,7 +174,7 @@ func runInit(opts *initOptions) error {
 		}
 	}
 
-	regs := hook.Registrations(bin)
+	regs := events.Registrations(bin)
 	changed, backup, err := hook.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
@@ -202,10 +203,10 @@ func runInit(opts *initOptions) error {
 	}
 
 	if level != hook.LevelUser {
-		state := filepath.Join(root, loader.StateDir, "state")
-		if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
+		stateDir := filepath.Join(root, loader.StateDir, "state")
+		if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
-				if err := loader.EnsureStateDir(state); err != nil {
+				if err := loader.EnsureStateDir(stateDir); err != nil {
 					return err
 				}
 			}
@@ -214,7 +215,7 @@ func runInit(opts *initOptions) error {
 		sessions := filepath.Join(root, loader.StateDir, "sessions")
 		if _, err := os.Lstat(filepath.Join(sessions, ".gitignore")); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
-				if _, err := session.EnsureSessionsDir(sessions); err != nil {
+				if _, err := state.EnsureSessionsDir(sessions); err != nil {
 					return err
 				}
 			}

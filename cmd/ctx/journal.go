@@ -10,7 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 type journalOptions struct {
@@ -24,7 +25,7 @@ type journalOptions struct {
 }
 
 func (o *journalOptions) sessionID() string {
-	return cmp.Or(o.SessionID, o.Getenv(session.EnvSessionID), session.UnknownSession)
+	return cmp.Or(o.SessionID, o.Getenv(state.EnvSessionID), state.UnknownSession)
 }
 
 func newJournalCmd(app *App) *cobra.Command {
@@ -77,7 +78,7 @@ func runJournalStatus(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := session.OpenJournal(ws.StatePath("sessions"), opts.sessionID()).Status()
+	st, err := opts.State(ws).Journal(opts.sessionID()).Status()
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func runJournalFinalize(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	archived, snap, err := session.FinalizeJournal(ws, opts.sessionID(), session.TriggerSave, nil, opts.Minimal, opts.Now(), time.Time{})
+	archived, snap, err := events.FinalizeJournal(opts.State(ws), opts.sessionID(), state.TriggerSave, nil, opts.Minimal, opts.Now(), time.Time{})
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func runJournalDiscard(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	j := session.OpenJournal(ws.StatePath("sessions"), opts.sessionID())
+	j := opts.State(ws).Journal(opts.sessionID())
 	active, err := j.Active()
 	if err != nil {
 		return fmt.Errorf("discard journal: %w", err)
@@ -157,14 +158,14 @@ func runJournalRecover(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	all, err := session.Orphans(ws.StatePath("sessions"), "")
+	all, err := opts.State(ws).Orphans("")
 	if err != nil {
 		return err
 	}
 	// A journal another session touched recently belongs to a session still running.
-	var journals []*session.Journal
+	var journals []*state.Journal
 	for _, j := range all {
-		if j.SessionID != opts.sessionID() && session.RecentlyActive(j, opts.Now()) {
+		if j.SessionID != opts.sessionID() && events.RecentlyActive(j, opts.Now()) {
 			fmt.Fprintf(opts.Out, "skipped %s: session %s wrote to it recently and may still be running\n", ws.Rel(j.Path()), j.SessionID)
 			continue
 		}
@@ -204,7 +205,7 @@ func runJournalRecover(opts *journalOptions) error {
 		}
 		switch action {
 		case "finalize":
-			archived, snap, err := session.FinalizeJournal(ws, j.SessionID, session.TriggerSessionEnd, nil, false, opts.Now(), time.Time{})
+			archived, snap, err := events.FinalizeJournal(opts.State(ws), j.SessionID, state.TriggerSessionEnd, nil, false, opts.Now(), time.Time{})
 			if err != nil {
 				return err
 			}

@@ -5,8 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/session"
 )
 
 type loadOptions struct {
@@ -100,12 +101,11 @@ type sessionInfo struct {
 // bindSession binds the agent session to the loaded project. A failure is a warning:
 // the load itself has succeeded.
 func bindSession(app *App, ws *loader.Workspace, p *loader.Project) *sessionInfo {
-	id, _ := session.CurrentID(app.Getenv)
+	id, _ := events.CurrentID(app.Getenv)
 	if id == "" {
 		return nil
 	}
-	b := session.Bindings{StateDir: ws.StatePath("state")}
-	err := b.Bind(session.Binding{SessionID: id, ProjectID: p.ID, Path: p.Path, BoundAt: app.Now().UTC()})
+	err := app.State(ws).Session(id).Bind(state.Binding{ProjectID: p.ID, Path: p.Path, BoundAt: app.Now().UTC()})
 	if err != nil {
 		app.Warn("session not bound to %s: %v", p.ID, err)
 		return &sessionInfo{ID: id}

@@ -6,7 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/hook"
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 type pauseOptions struct {
@@ -27,10 +28,10 @@ func (o *pauseOptions) sessionID() (string, error) {
 			return p.SessionID, nil
 		}
 	}
-	if id, _ := session.CurrentID(o.Getenv); id != "" {
+	if id, _ := events.CurrentID(o.Getenv); id != "" {
 		return id, nil
 	}
-	return "", &exitError{code: exitFailure, err: session.ErrNoSession}
+	return "", &exitError{code: exitFailure, err: events.ErrNoSession}
 }
 
 func newPauseCmd(app *App, plumbing bool) *cobra.Command {
@@ -45,7 +46,7 @@ restarts the count; 'ctx resume' turns the nudges back on. Other sessions are
 not affected.`,
 		Example: `  ctx pause
   ctx pause --session-id 3f2a9c`,
-	}, func(opts *pauseOptions, rt *session.Runtime, id string) error {
+	}, func(opts *pauseOptions, rt *state.Runtime, id string) error {
 		if err := rt.Pause(id); err != nil {
 			return inputError(err)
 		}
@@ -64,7 +65,7 @@ func newResumeCmd(app *App, plumbing bool) *cobra.Command {
 paused this does nothing and says nothing.`,
 		Example: `  ctx resume
   ctx resume --session-id 3f2a9c`,
-	}, func(opts *pauseOptions, rt *session.Runtime, id string) error {
+	}, func(opts *pauseOptions, rt *state.Runtime, id string) error {
 		_, turns, _ := rt.Paused(id)
 		was, err := rt.Resume(id)
 		if err != nil {
@@ -79,11 +80,11 @@ paused this does nothing and says nothing.`,
 
 // newPauseFlagCmd completes pause or resume: both take --session-id and act on the
 // session's marker in the private runtime folder.
-func newPauseFlagCmd(app *App, cmd *cobra.Command, run func(*pauseOptions, *session.Runtime, string) error) *cobra.Command {
+func newPauseFlagCmd(app *App, cmd *cobra.Command, run func(*pauseOptions, *state.Runtime, string) error) *cobra.Command {
 	opts := &pauseOptions{App: app}
 	cmd.Args = usageArgs(cobra.NoArgs)
 	cmd.RunE = func(*cobra.Command, []string) error {
-		rt, err := session.OpenRuntime(opts.Getenv)
+		rt, err := opts.State(nil).Runtime()
 		if err != nil {
 			return err
 		}

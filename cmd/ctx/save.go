@@ -9,9 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/resume"
-	"github.com/ctxtools/ctx/session"
 )
 
 type saveOptions struct {
@@ -112,26 +113,26 @@ func runSave(opts *saveOptions) error {
 	if err != nil {
 		return err
 	}
-	sessionID, _ := session.CurrentID(opts.Getenv)
-	p, picked, err := session.TargetProject(ws, opts.Project, currentDir(), sessionID)
+	sessionID, _ := events.CurrentID(opts.Getenv)
+	p, picked, err := events.TargetProject(opts.State(ws), opts.Project, currentDir(), sessionID)
 	if err != nil {
-		if errors.Is(err, session.ErrNoTarget) {
+		if errors.Is(err, events.ErrNoTarget) {
 			return inputError(err)
 		}
 		return err
 	}
-	if picked != session.PickedNamed {
+	if picked != events.PickedNamed {
 		fmt.Fprintf(opts.Err, "ctx: saving %s (%s)\n", p.ID, picked)
 	}
 	files, err := checkFiles(ws, p, opts.Files)
 	if err != nil {
 		return inputError(err)
 	}
-	trigger := session.TriggerSave
+	trigger := state.TriggerSave
 	if opts.Close {
-		trigger = session.TriggerClose
+		trigger = state.TriggerClose
 	}
-	res, err := session.SaveProgress(ws, p, session.SaveRequest{
+	res, err := events.SaveProgress(opts.State(ws), p, events.SaveRequest{
 		SessionID: sessionID,
 		Trigger:   trigger,
 		Now:       opts.Now(),
@@ -184,7 +185,7 @@ func checkFiles(ws *loader.Workspace, p *loader.Project, files []string) ([]stri
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, abs)
 		}
-		checked, err := session.CheckFiles(ws, p, []string{abs})
+		checked, err := events.CheckFiles(ws, p, []string{abs})
 		if err != nil {
 			return nil, fmt.Errorf("--file %q: %w", f, errors.Unwrap(err))
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/web"
 )
 
@@ -66,7 +66,7 @@ func runServe(o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := session.OpenRuntime(o.Getenv)
+	rt, err := state.OpenRuntime(o.Getenv)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 type sessionsOptions struct {
@@ -67,12 +67,12 @@ func newSessionsShowCmd(app *App, runF func(*sessionsOptions) error) *cobra.Comm
 	return cmd
 }
 
-func snapshotsOf(app *App) (session.Snapshots, error) {
+func snapshotsOf(app *App) (state.Snapshots, error) {
 	ws, err := app.Workspace()
 	if err != nil {
-		return session.Snapshots{}, err
+		return state.Snapshots{}, err
 	}
-	return session.Snapshots{Dir: ws.StatePath("sessions")}, nil
+	return app.State(ws).Snapshots(), nil
 }
 
 func runSessionsList(opts *sessionsOptions) error {
@@ -88,13 +88,13 @@ func runSessionsList(opts *sessionsOptions) error {
 		opts.Warn("%v", err) // some snapshots could not be read
 	}
 	if list == nil {
-		list = []session.Snapshot{}
+		list = []state.Snapshot{}
 	}
 	if opts.JSON {
 		return opts.writeJSON(struct {
-			SchemaVersion int                `json:"schema_version"`
-			Snapshots     []session.Snapshot `json:"snapshots"`
-		}{session.SnapshotSchemaVersion, list})
+			SchemaVersion int              `json:"schema_version"`
+			Snapshots     []state.Snapshot `json:"snapshots"`
+		}{state.SnapshotSchemaVersion, list})
 	}
 	if len(list) == 0 {
 		opts.Warn("no snapshots yet: `ctx save` writes one")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 type sessionsPruneOptions struct {
@@ -92,20 +92,20 @@ func runSessionsPrune(opts *sessionsPruneOptions) error {
 		return err
 	}
 	dryRun := opts.DryRun || (opts.OutIsTTY && !opts.Yes)
-	pruned, kept, err := snaps.Prune(session.PruneOptions{
+	pruned, kept, err := snaps.Prune(state.PruneOptions{
 		Keep: opts.Keep, KeepSet: opts.KeepSet, OlderThan: age, Now: opts.Now(), DryRun: dryRun,
 	})
 	if err != nil {
 		return err
 	}
 	if pruned == nil {
-		pruned = []session.PrunedSet{}
+		pruned = []state.PrunedSet{}
 	}
 	if opts.JSON {
 		return opts.writeJSON(struct {
-			DryRun bool                `json:"dry_run"`
-			Pruned []session.PrunedSet `json:"pruned"`
-			Kept   int                 `json:"kept"`
+			DryRun bool              `json:"dry_run"`
+			Pruned []state.PrunedSet `json:"pruned"`
+			Kept   int               `json:"kept"`
 		}{dryRun, pruned, kept})
 	}
 	verb := "removed"

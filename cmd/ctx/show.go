@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/resume"
-	"github.com/ctxtools/ctx/session"
 )
 
 type showOptions struct {
@@ -54,8 +54,8 @@ func runShow(opts *showOptions) error {
 	if err != nil {
 		return err
 	}
-	sessionID, _ := session.CurrentID(opts.Getenv)
-	p, _, err := session.TargetProject(ws, opts.Project, currentDir(), sessionID)
+	sessionID, _ := events.CurrentID(opts.Getenv)
+	p, _, err := events.TargetProject(opts.State(ws), opts.Project, currentDir(), sessionID)
 	if err != nil {
 		return inputError(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/hook"
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/state"
 )
 
 // statusLineBudget bounds the person's own status-line command: Claude Code redraws
@@ -82,8 +82,7 @@ func runStatusLine(opts *statusLineOptions) error {
 	}
 	if inErr == nil && in.ContextWindow.Size > 0 {
 		ws, _ := opts.workspaceFrom(cmp.Or(in.Workspace.ProjectDir, in.Workspace.CurrentDir, in.Cwd))
-		rt, _ := session.OpenRuntime(opts.Getenv)
-		err := session.RecordWindow(ws, rt, session.WindowRecord{
+		err := opts.State(ws).RecordWindow(state.WindowRecord{
 			SessionID: in.SessionID, Window: in.ContextWindow.Size, Model: in.Model.ID, At: opts.Now().UTC(),
 		})
 		if err != nil {
@@ -136,7 +135,7 @@ func readStatusInput(data []byte) (statusInput, error) {
 	if err := hook.CheckEventName(in.HookEventName, hook.EventStatus); err != nil {
 		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
-	if err := session.CheckSessionID(in.SessionID); err != nil {
+	if err := state.CheckSessionID(in.SessionID); err != nil {
 		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
 	return in, nil

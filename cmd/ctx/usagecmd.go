@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/session"
+	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/usage"
 )
 
@@ -60,23 +61,23 @@ func runUsage(opts *usageOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := session.UsageConfig(ws)
+	cfg, err := events.UsageConfig(ws)
 	if err != nil {
 		return inputError(err)
 	}
 	path := opts.Transcript
 	if path == "" {
-		id := cmp.Or(opts.SessionID, opts.Getenv(session.EnvSessionID))
+		id := cmp.Or(opts.SessionID, opts.Getenv(state.EnvSessionID))
 		if id == "" {
 			return inputError(errors.New("usage: pass --transcript PATH or --session-id ID (no $CLAUDE_CODE_SESSION_ID here)"))
 		}
-		if path = session.TranscriptFor(ws, id, opts.Getenv); path == "" {
+		if path = events.TranscriptFor(opts.State(ws), id, opts.Getenv); path == "" {
 			return inputError(fmt.Errorf("usage: no transcript known for session %q; pass --transcript PATH", id))
 		}
 	}
 	client := usage.DetectClient(opts.Getenv, "", cmp.Or(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
-	if id, _ := session.CurrentID(opts.Getenv); opts.SessionID != "" || id != "" {
-		client.KnownWindow = session.KnownWindow(ws, opts.Getenv, cmp.Or(opts.SessionID, id))
+	if id, _ := events.CurrentID(opts.Getenv); opts.SessionID != "" || id != "" {
+		client.KnownWindow = opts.State(ws).KnownWindow(cmp.Or(opts.SessionID, id))
 	}
 	for _, problem := range client.Problems {
 		opts.Warn("claude code settings: %s", problem)

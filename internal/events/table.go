@@ -1,0 +1,122 @@
+package events
+
+import (
+	"context"
+	"time"
+
+	"github.com/ctxtools/ctx/hook"
+)
+
+// Event is one hook ctx answers: everything about it in one row. `ctx init`'s
+// registrations (Registrations), `ctx system`'s subcommands and the table in
+// docs/hooks.md come from Table; adding an event is a row here and its handler.
+type Event struct {
+	Name     string // Claude Code's hook event; "" for a command no event runs (cleanup-tmp)
+	Command  string // the `ctx system` subcommand
+	Matcher  string // the tool-name pattern of the registration; "" registers it without one
+	Timeout  int    // seconds Claude Code gives the command before it cancels it
+	OnceOnly bool   // acts once per event even when ctx is registered at two settings levels
+	// Budget bounds the handler's own work (a context deadline every lock and loop
+	// honours); 0 leaves it to Claude Code's Timeout.
+	Budget time.Duration
+	// Activity is what an agent is doing when its session sends this event (ctx agents
+	// and the dashboard show it); Detail says more. "" records nothing.
+	Activity, Detail string
+	Short, Example   string // `ctx system <command> --help`
+	Run              func(context.Context, *Hook) (Reply, error)
+}
+
+// Timeouts Claude Code gives ctx's hooks, in seconds: a hook does its work in
+// milliseconds; the session end is bounded by Claude Code closing.
+const (
+	hookTimeout       = 10
+	sessionEndTimeout = 2
+)
+
+// sessionEndBudget is how long the SessionEnd hook may take: Claude Code is closing.
+const sessionEndBudget = 1500 * time.Millisecond
+
+// GuardCommand is the hook that judges Bash commands: the one that runs outside a
+// workspace too, and refuses what it cannot read.
+const GuardCommand = "block-dangerous-commands"
+
+// Table is every hook ctx answers, in the order `ctx init` registers them.
+var Table = []Event{
+	{Name: hook.EventSessionStart, Command: "session-start", Timeout: hookTimeout, Budget: sessionEndBudget, Activity: "idle",
+		Short:   "SessionStart: bind the session and brief the agent after a compaction or resume",
+		Example: `  echo '{"session_id":"s1","source":"compact"}' | ctx system session-start`,
+		Run:     OnSessionStartHook},
+	{Name: hook.EventUserPromptSubmit, Command: "check-context-size", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
+		Short:   "UserPromptSubmit: the pause reminder, then context usage",
+		Example: `  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size`,
+		Run:     OnPromptHook},
+	{Name: hook.EventPreToolUse, Command: GuardCommand, Matcher: "Bash", Timeout: hookTimeout, Activity: "working",
+		Short:   "PreToolUse (Bash): refuse destructive commands, paused or not",
+		Example: `  echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}' | ctx system block-dangerous-commands`,
+		Run:     OnGuardHook},
+	// "*" matches every tool; an absent matcher would too, but "*" says so to a person
+	// reading the settings file.
+	{Name: hook.EventPostToolUse, Command: "record-action", Matcher: "*", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
+		Short:   "PostToolUse: journal the tool call; bind the session from project files touched",
+		Example: `  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"02-projects/01-a/notes.md"}}' | ctx system record-action`,
+		Run:     OnToolCallHook},
+	{Name: hook.EventStop, Command: "stop", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
+		Short:   "Stop: journal the start of the agent's last message",
+		Example: `  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`,
+		Run:     OnStopHook},
+	{Name: hook.EventPreCompact, Command: "pre-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "compacting",
+		Short:   "PreCompact: save, finalize the journal, count the compaction; never blocks",
+		Example: `  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`,
+		Run:     OnPreCompactHook},
+	// Counts the compaction when PreCompact did not (compaction.go).
+	{Name: hook.EventPostCompact, Command: "post-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
+		Short:   "PostCompact: count the compaction and start a new cycle, unless PreCompact did",
+		Example: `  echo '{"session_id":"s1","trigger":"auto","prompt_id":"p1"}' | ctx system post-compact`,
+		Run:     OnPostCompactHook},
+	{Name: hook.EventSessionEnd, Command: "session-end", Timeout: sessionEndTimeout, Budget: sessionEndBudget, Activity: "exited",
+		Short:   "SessionEnd: finalize the journal and clean up markers (within 1.5 s)",
+		Example: `  echo '{"session_id":"s1","reason":"exit"}' | ctx system session-end`,
+		Run:     OnSessionEndHook},
+	// Auto-approve: answers only when it is on for the session (docs/guard.md).
+	{Name: hook.EventPermissionRequest, Command: "permission-request", Matcher: "*", Timeout: hookTimeout,
+		Activity: "needs_input", Detail: "permission",
+		Short:   "PermissionRequest: auto-approve through the guard, when it is on",
+		Example: `  echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | CTX_AUTO_APPROVE=1 ctx system permission-request`,
+		Run:     OnPermissionHook},
+	{Command: "cleanup-tmp", Budget: sessionEndBudget,
+		Short:   "Remove stale markers and temporary files (paused or not)",
+		Example: `  ctx system cleanup-tmp`,
+		Run:     OnCleanupHook},
+}
+
+// Lookup returns the row of a `ctx system` subcommand.
+func Lookup(command string) (Event, bool) {
+	for _, ev := range Table {
+		if ev.Command == command {
+			return ev, true
+		}
+	}
+	return Event{}, false
+}
+
+// ByName returns the row of a Claude Code event.
+func ByName(name string) (Event, bool) {
+	for _, ev := range Table {
+		if ev.Name != "" && ev.Name == name {
+			return ev, true
+		}
+	}
+	return Event{}, false
+}
+
+// Registrations are the hooks `ctx init` registers, each running
+// hook.HookCommand(ctxBin, its command). An empty ctxBin means "ctx", found on the PATH.
+func Registrations(ctxBin string) []hook.Registration {
+	var regs []hook.Registration
+	for _, ev := range Table {
+		if ev.Name != "" {
+			regs = append(regs, hook.Registration{Event: ev.Name, Matcher: ev.Matcher, Command: hook.HookCommand(ctxBin, ev.Command), Timeout: ev.Timeout})
+		}
+	}
+	return regs
+}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -125,7 +126,7 @@ func (a *Agents) finishPause(rec *Record, o PauseOptions) (*Record, error) {
 		} else {
 			p.SnapshotID = res.SnapshotID
 		}
-		_, _, _ = events.FinalizeJournal(a.State, rec.Claude.SessionID, TriggerAgentPause, nil, false, a.Now(), time.Time{})
+		_, _, _ = events.FinalizeJournal(context.Background(), a.State, rec.Claude.SessionID, TriggerAgentPause, nil, false, a.Now())
 	}
 
 	if err := a.setStep(id, "pause", "checkpoint"); err != nil {

@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -108,7 +108,7 @@ func runJournalFinalize(opts *journalOptions) error {
 	if err != nil {
 		return err
 	}
-	archived, snap, err := events.FinalizeJournal(opts.State(ws), opts.sessionID(), state.TriggerSave, nil, opts.Minimal, opts.Now(), time.Time{})
+	archived, snap, err := events.FinalizeJournal(context.Background(), opts.State(ws), opts.sessionID(), state.TriggerSave, nil, opts.Minimal, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func runJournalRecover(opts *journalOptions) error {
 		}
 		switch action {
 		case "finalize":
-			archived, snap, err := events.FinalizeJournal(opts.State(ws), j.SessionID, state.TriggerSessionEnd, nil, false, opts.Now(), time.Time{})
+			archived, snap, err := events.FinalizeJournal(context.Background(), opts.State(ws), j.SessionID, state.TriggerSessionEnd, nil, false, opts.Now())
 			if err != nil {
 				return err
 			}

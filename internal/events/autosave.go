@@ -52,7 +52,7 @@ func AutoSave(st *state.Store, sessionID string, trigger state.Trigger, usage *s
 	ws := st.WS
 	p := BoundProject(st, sessionID)
 	if p == nil {
-		id, err := st.Snapshots().Write(CurrentSnapshot(ws, nil, sessionID, trigger, usage, now, time.Time{}))
+		id, err := st.Snapshots().Write(CurrentSnapshot(context.Background(), ws, nil, sessionID, trigger, usage, now))
 		return &AutoSaveResult{SnapshotID: id}, err
 	}
 	res, err := SaveProgress(st, p, SaveRequest{
@@ -85,8 +85,8 @@ func CountCompaction(st *state.Store, sessionID string, usage *state.ContextUsag
 
 // CurrentSnapshot describes the session's state now without saving anything: the
 // project's save point as it is on disk (p may be nil for a workspace-level snapshot).
-// A non-zero deadline bounds the git read, for hooks with a time budget.
-func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, trigger state.Trigger, usage *state.ContextUsage, now, deadline time.Time) *state.Snapshot {
+// A deadline of ctx bounds the git read, for hooks with a time budget.
+func CurrentSnapshot(ctx context.Context, ws *loader.Workspace, p *loader.Project, sessionID string, trigger state.Trigger, usage *state.ContextUsage, now time.Time) *state.Snapshot {
 	snap := &state.Snapshot{
 		SchemaVersion: state.SnapshotSchemaVersion,
 		SessionID:     sessionID,
@@ -96,13 +96,12 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 		Resume:        map[string]any{},
 		ResumePrompt:  state.ResumePrompt{PendingTasks: []string{}},
 	}
-	if deadline.IsZero() {
-		deadline = time.Now().Add(gitstate.Timeout)
-	} else {
+	bound := time.Now().Add(gitstate.Timeout)
+	if deadline, ok := ctx.Deadline(); ok {
 		// Leave the snapshot and the archive time to be written before the deadline.
-		deadline = deadline.Add(-snapshotWriteTime)
+		bound = deadline.Add(-snapshotWriteTime)
 	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	ctx, cancel := context.WithDeadline(ctx, bound)
 	defer cancel()
 	snap.Git, _ = gitstate.Read(ctx, ws.Root)
 	if p == nil {
@@ -128,9 +127,9 @@ func CurrentSnapshot(ws *loader.Workspace, p *loader.Project, sessionID string, 
 }
 
 // FinalizeJournal finalizes the session's wind-down journal, if one is open, with a
-// snapshot of the session's state; minimal only archives it. A non-zero deadline
-// bounds the slow part (git).
-func FinalizeJournal(st *state.Store, sessionID string, trigger state.Trigger, usage *state.ContextUsage, minimal bool, now, deadline time.Time) (archived, snapshotID string, err error) {
+// snapshot of the session's state; minimal only archives it. A deadline of ctx bounds
+// the slow part (git).
+func FinalizeJournal(ctx context.Context, st *state.Store, sessionID string, trigger state.Trigger, usage *state.ContextUsage, minimal bool, now time.Time) (archived, snapshotID string, err error) {
 	j := st.Journal(sessionID)
 	if active, err := j.Active(); !active {
 		if err != nil {
@@ -140,7 +139,7 @@ func FinalizeJournal(st *state.Store, sessionID string, trigger state.Trigger, u
 	}
 	var snap *state.Snapshot
 	if !minimal {
-		snap = CurrentSnapshot(st.WS, BoundProject(st, sessionID), sessionID, trigger, usage, now, deadline)
+		snap = CurrentSnapshot(ctx, st.WS, BoundProject(st, sessionID), sessionID, trigger, usage, now)
 	}
 	return j.Finalize(now, snap, minimal)
 }
@@ -148,7 +147,7 @@ func FinalizeJournal(st *state.Store, sessionID string, trigger state.Trigger, u
 // RecoverJournals finalizes journals a crash left behind: this session's own (a new
 // start means its last cycle never finished) and other sessions' untouched for hours.
 // It returns the archives it made.
-func RecoverJournals(st *state.Store, sessionID string, now time.Time, deadline time.Time) ([]string, error) {
+func RecoverJournals(ctx context.Context, st *state.Store, sessionID string, now time.Time) ([]string, error) {
 	ws := st.WS
 	all, err := st.Orphans("")
 	if err != nil {
@@ -156,13 +155,13 @@ func RecoverJournals(st *state.Store, sessionID string, now time.Time, deadline 
 	}
 	var archived []string
 	for _, j := range all {
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			break
 		}
 		if j.SessionID != sessionID && RecentlyActive(j, now) {
 			continue
 		}
-		snap := CurrentSnapshot(ws, BoundProject(st, j.SessionID), j.SessionID, state.TriggerSessionEnd, lastUsage(st, j.SessionID), now, deadline)
+		snap := CurrentSnapshot(ctx, ws, BoundProject(st, j.SessionID), j.SessionID, state.TriggerSessionEnd, lastUsage(st, j.SessionID), now)
 		path, _, err := j.Finalize(now, snap, false)
 		if err != nil {
 			return archived, err

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -177,7 +178,7 @@ func compactionWork(st *state.Store, in Compaction, autoSaved bool) error {
 		errs = append(errs, j.Append(in.Now, state.LineSystemEvent, percentOf(u), map[string]string{
 			"event": "compaction", "trigger": in.Trigger, "signal": in.Signal,
 		}))
-		_, _, err := FinalizeJournal(st, in.SessionID, state.TriggerPreCompact, SnapshotUsage(u), false, in.Now, time.Time{})
+		_, _, err := FinalizeJournal(context.Background(), st, in.SessionID, state.TriggerPreCompact, SnapshotUsage(u), false, in.Now)
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -15,10 +15,10 @@ import (
 
 // OnSessionStartHook binds the session and briefs the agent (OnSessionStart).
 func OnSessionStartHook(ctx context.Context, h *Hook) (Reply, error) {
-	text, err := OnSessionStart(h.St, Start{
+	text, err := OnSessionStart(ctx, h.St, Start{
 		SessionID: h.SessionID, TranscriptPath: h.Payload.TranscriptPath, Cwd: cmp.Or(h.Payload.Cwd, h.WS().Root),
 		Source: h.Payload.Source, PromptID: h.Payload.PromptID, ClaudePID: h.Getenv(EnvClaudePID), Runtime: h.runtime(),
-		Paused: h.paused(), Client: h.client(), Now: h.Now, Deadline: deadline(ctx),
+		Paused: h.paused(), Client: h.client(), Now: h.Now,
 	})
 	return Reply{Context: text}, err
 }
@@ -84,18 +84,18 @@ func OnPostCompactHook(_ context.Context, h *Hook) (Reply, error) {
 // loop ends its process after every prompt. Only `ctx resume` ends a pause; markers no
 // session touched for a week go by age.
 func OnSessionEndHook(ctx context.Context, h *Hook) (Reply, error) {
-	err := OnSessionEnd(h.St, h.SessionID, h.Now, deadline(ctx))
+	err := OnSessionEnd(ctx, h.St, h.SessionID, h.Now)
 	rt, rerr := h.St.Runtime()
 	if rerr != nil {
 		return Reply{}, errors.Join(err, rerr)
 	}
-	rt.CleanStale(state.StaleMarkerAge, deadline(ctx))
+	rt.CleanStale(ctx, state.StaleMarkerAge)
 	return Reply{}, err
 }
 
 // OnCleanupHook prunes what sessions long over left (Store.Prune).
 func OnCleanupHook(ctx context.Context, h *Hook) (Reply, error) {
-	h.St.Prune(h.Now, deadline(ctx))
+	h.St.Prune(ctx, h.Now)
 	return Reply{}, nil
 }
 

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -214,7 +215,7 @@ func autoSaveAtThreshold(st *state.Store, in UsageCheck, u *usage.Usage) (string
 	pct := round1(u.PercentOfBudget)
 	res, err := AutoSave(st, in.SessionID, state.TriggerAuto, SnapshotUsage(u), 0, in.Now)
 	if err != nil {
-		snapID, _ := st.Snapshots().Write(CurrentSnapshot(st.WS, nil, in.SessionID, state.TriggerAuto, SnapshotUsage(u), in.Now, time.Time{}))
+		snapID, _ := st.Snapshots().Write(CurrentSnapshot(context.Background(), st.WS, nil, in.SessionID, state.TriggerAuto, SnapshotUsage(u), in.Now))
 		_, _ = st.Journal(in.SessionID).Start(in.Now, &pct, map[string]any{
 			"reason": "auto-save threshold; save failed", "tokens_used": u.TokensUsed, "snapshot_id": snapID,
 		})
@@ -383,8 +384,8 @@ func OnPreCompact(st *state.Store, sessionID, transcript, trigger, promptID stri
 }
 
 // OnSessionEnd finalizes the session's journal before deadline.
-func OnSessionEnd(st *state.Store, sessionID string, now, deadline time.Time) error {
-	_, _, err := FinalizeJournal(st, sessionID, state.TriggerSessionEnd, lastUsage(st, sessionID), false, now, deadline)
+func OnSessionEnd(ctx context.Context, st *state.Store, sessionID string, now time.Time) error {
+	_, _, err := FinalizeJournal(ctx, st, sessionID, state.TriggerSessionEnd, lastUsage(st, sessionID), false, now)
 	return err
 }
 

@@ -211,9 +211,3 @@ func (h *Hook) ConfigProblem(err error, consequence string) {
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
-
-// deadline is the context's deadline, the zero time without one.
-func deadline(ctx context.Context) time.Time {
-	d, _ := ctx.Deadline()
-	return d
-}

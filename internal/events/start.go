@@ -3,6 +3,7 @@ package events
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ type Start struct {
 	Runtime        *state.Runtime // nil when the runtime folder cannot be trusted
 	Paused         bool
 	Client         usage.Client
-	Now, Deadline  time.Time
+	Now            time.Time
 }
 
 // OnSessionStart runs the SessionStart hook: it recovers journals crashed sessions
@@ -48,8 +49,8 @@ type Start struct {
 // compaction, resume or fork the briefing; on a fresh start inside a workspace one line
 // naming the project last active and how to resume it; "" when ctx has nothing useful
 // to say or the session is paused.
-func OnSessionStart(st *state.Store, in Start) (string, error) {
-	_, err := RecoverJournals(st, in.SessionID, in.Now, in.Deadline)
+func OnSessionStart(ctx context.Context, st *state.Store, in Start) (string, error) {
+	_, err := RecoverJournals(ctx, st, in.SessionID, in.Now)
 	errs := []error{err}
 	if in.Source == SourceCompact {
 		_, err := OnCompaction(st, Compaction{

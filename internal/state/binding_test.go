@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,7 +169,7 @@ func TestSessionFolderAdoptsOldFilesAndPrunes(t *testing.T) {
 	if err := st.Session("s2").AddWork("b.md"); err != nil {
 		t.Fatal(err)
 	}
-	if n := st.Prune(time.Now(), time.Now().Add(time.Second)); n != 0 {
+	if n := st.Prune(context.Background(), time.Now()); n != 0 {
 		t.Errorf("Prune removed %d fresh files", n)
 	}
 	for _, e := range entries {
@@ -176,7 +177,7 @@ func TestSessionFolderAdoptsOldFilesAndPrunes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := st.Prune(time.Now(), time.Now().Add(time.Second)); n != 4 {
+	if n := st.Prune(context.Background(), time.Now()); n != 4 {
 		t.Errorf("Prune removed %d files of the month-old session, want 4", n)
 	}
 	if _, err := os.Stat(filepath.Join(folder, "audit.jsonl")); err != nil {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,7 @@ func TestCleanWorkspaceTempsDeadWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := CleanWorkspaceTemps(filepath.Dir(filepath.Dir(dir)), time.Hour, time.Now().Add(time.Minute)); n != 1 {
+	if n := CleanWorkspaceTemps(context.Background(), filepath.Dir(filepath.Dir(dir)), time.Hour); n != 1 {
 		t.Errorf("removed %d, want 1", n)
 	}
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {

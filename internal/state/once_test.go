@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,10 +62,10 @@ func TestWorkFiles(t *testing.T) {
 	if got, _ := st.Session("s2").Work(); len(got) != 0 {
 		t.Errorf("another session's files: %v", got)
 	}
-	if n := st.Prune(time.Now().Add(-time.Hour), time.Now().Add(time.Second)); n != 0 {
+	if n := st.Prune(context.Background(), time.Now().Add(-time.Hour)); n != 0 {
 		t.Errorf("Prune removed %d fresh files", n)
 	}
-	st.Prune(time.Now().Add(60*24*time.Hour), time.Now().Add(time.Second))
+	st.Prune(context.Background(), time.Now().Add(60*24*time.Hour))
 	if got, _ := st.Session("s1").Work(); len(got) != 0 {
 		t.Errorf("a month-old list survived Prune: %v", got)
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -155,9 +156,9 @@ func PauseReminder(turns int) string {
 	return fmt.Sprintf("ctx:paused (%d turns) — resume with /ctx-resume", turns)
 }
 
-// CleanStale removes markers and leftovers not touched for maxAge, stopping at
-// deadline. It returns how many files it removed.
-func (r *Runtime) CleanStale(maxAge time.Duration, deadline time.Time) int {
+// CleanStale removes markers and leftovers not touched for maxAge, stopping when
+// ctx is done. It returns how many files it removed.
+func (r *Runtime) CleanStale(ctx context.Context, maxAge time.Duration) int {
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil {
 		return 0
@@ -165,7 +166,7 @@ func (r *Runtime) CleanStale(maxAge time.Duration, deadline time.Time) int {
 	removed := 0
 	cutoff := time.Now().Add(-maxAge)
 	for _, e := range entries {
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			break
 		}
 		info, err := e.Info()
@@ -180,14 +181,14 @@ func (r *Runtime) CleanStale(maxAge time.Duration, deadline time.Time) int {
 }
 
 // CleanWorkspaceTemps removes temporary files that killed writes left in a workspace's
-// .ctx folder (and its subfolders), stopping at deadline: at once when the name says
+// .ctx folder (and its subfolders), stopping when ctx is done: at once when the name says
 // its writer is gone (durable.DeadTemp), else once older than maxAge (younger ones may
 // belong to a write in progress).
-func CleanWorkspaceTemps(stateDir string, maxAge time.Duration, deadline time.Time) int {
+func CleanWorkspaceTemps(ctx context.Context, stateDir string, maxAge time.Duration) int {
 	removed := 0
 	cutoff := time.Now().Add(-maxAge)
 	_ = filepath.WalkDir(stateDir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || time.Now().After(deadline) {
+		if err != nil || ctx.Err() != nil {
 			return filepath.SkipAll
 		}
 		if d.IsDir() || !strings.HasPrefix(d.Name(), durable.TempPrefix) {

@@ -14,6 +14,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -224,30 +225,30 @@ const StaleMarkerAge = 7 * 24 * time.Hour
 
 // Prune removes what the hooks keep of sessions no hook touched for a month (binding,
 // cycle, work list, window; the audit log stays), the marks and temporary files
-// nothing owns any more, stopping at deadline. It returns how many files it removed.
-func (s *Store) Prune(now, deadline time.Time) int {
+// nothing owns any more, stopping when ctx is done. It returns how many files it removed.
+func (s *Store) Prune(ctx context.Context, now time.Time) int {
 	removed := 0
 	if rt, err := s.Runtime(); err == nil {
-		removed += rt.CleanStale(StaleMarkerAge, deadline)
+		removed += rt.CleanStale(ctx, StaleMarkerAge)
 	}
 	if s.WS == nil {
 		return removed
 	}
-	removed += CleanWorkspaceTemps(s.WS.StatePath(), time.Hour, deadline)
+	removed += CleanWorkspaceTemps(ctx, s.WS.StatePath(), time.Hour)
 	sessions := filepath.Join(s.dir(), "sessions")
 	entries, _ := os.ReadDir(sessions)
 	for _, e := range entries {
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			return removed
 		}
 		if e.IsDir() {
-			removed += pruneSession(filepath.Join(sessions, e.Name()), now, deadline)
+			removed += pruneSession(ctx, filepath.Join(sessions, e.Name()), now)
 		}
 	}
 	// The older layout's files, of sessions not opened since.
 	for _, f := range sessionFiles {
 		if f.name != auditFile {
-			removed += removeOlder(filepath.Join(s.dir(), f.old), staleSessionAge, now, deadline)
+			removed += removeOlder(ctx, filepath.Join(s.dir(), f.old), staleSessionAge, now)
 		}
 	}
 	return removed
@@ -255,7 +256,7 @@ func (s *Store) Prune(now, deadline time.Time) int {
 
 // pruneSession empties a session's folder of everything but its audit log when no
 // file in it changed for staleSessionAge, and removes the folder when nothing is left.
-func pruneSession(dir string, now, deadline time.Time) int {
+func pruneSession(ctx context.Context, dir string, now time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
@@ -267,7 +268,7 @@ func pruneSession(dir string, now, deadline time.Time) int {
 	}
 	removed := 0
 	for _, e := range entries {
-		if e.Name() == auditFile || time.Now().After(deadline) {
+		if e.Name() == auditFile || ctx.Err() != nil {
 			continue
 		}
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
@@ -279,15 +280,15 @@ func pruneSession(dir string, now, deadline time.Time) int {
 }
 
 // removeOlder removes the plain files in dir not modified for age before now, stopping
-// at deadline, and returns how many it removed.
-func removeOlder(dir string, age time.Duration, now, deadline time.Time) int {
+// when ctx is done, and returns how many it removed.
+func removeOlder(ctx context.Context, dir string, age time.Duration, now time.Time) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
 	removed := 0
 	for _, e := range entries {
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			break
 		}
 		info, err := e.Info()

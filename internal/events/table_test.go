@@ -1,0 +1,106 @@
+package events
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the event table in docs/hooks.md from Table")
+
+// hooksDoc is the page whose table Table generates, between these markers.
+const (
+	hooksDoc   = "../../docs/hooks.md"
+	tableStart = "<!-- events.Table: go test ./internal/events -run TestHooksDocTable -update -->"
+	tableEnd   = "<!-- end of events.Table -->"
+)
+
+// docTable renders Table as docs/hooks.md shows it.
+func docTable() string {
+	var b strings.Builder
+	b.WriteString("| event | command | what ctx does | Claude Code's timeout | once per event |\n|---|---|---|---|---|\n")
+	for _, ev := range Table {
+		name := ev.Name
+		switch {
+		case name == "":
+			name = "(none: run by hand or from cron)"
+		case ev.Matcher != "" && ev.Matcher != "*":
+			name += " (" + ev.Matcher + ")"
+		}
+		timeout := "—"
+		if ev.Timeout > 0 {
+			timeout = fmt.Sprintf("%d s", ev.Timeout)
+		}
+		if ev.Budget > 0 {
+			timeout += fmt.Sprintf("; ctx stops its own work after %s", ev.Budget.Round(100*time.Millisecond))
+		}
+		once := ""
+		if ev.OnceOnly {
+			once = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", name, ev.Command, ev.Doc, timeout, once)
+	}
+	return b.String()
+}
+
+// TestHooksDocTable keeps the table of docs/hooks.md the one Table generates: the
+// page cannot drift from what `ctx init` registers.
+func TestHooksDocTable(t *testing.T) {
+	data, err := os.ReadFile(hooksDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, tableStart), strings.Index(doc, tableEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the markers %q … %q", hooksDoc, tableStart, tableEnd)
+	}
+	want := doc[:i+len(tableStart)] + "\n" + docTable() + doc[j:]
+	if *update {
+		if err := os.WriteFile(hooksDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if want != doc {
+		t.Errorf("%s's table is not Table's; run: go test ./internal/events -run TestHooksDocTable -update", hooksDoc)
+	}
+}
+
+// Every row is complete, every command and event is one row's, and the registrations
+// are the rows with an event, in order, with their matchers and timeouts.
+func TestTableRows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, ev := range Table {
+		if ev.Command == "" || ev.Short == "" || ev.Example == "" || ev.Doc == "" || ev.Run == nil {
+			t.Errorf("row %q is incomplete: %+v", ev.Command, ev)
+		}
+		for _, key := range []string{"cmd:" + ev.Command, "event:" + ev.Name} {
+			if key != "event:" && seen[key] {
+				t.Errorf("%s is in two rows", key)
+			}
+			seen[key] = true
+		}
+		if ev.Name != "" && ev.Timeout == 0 {
+			t.Errorf("%s has no timeout", ev.Name)
+		}
+	}
+	regs := Registrations("/opt/ctx dir/ctx")
+	n := 0
+	for _, ev := range Table {
+		if ev.Name == "" {
+			continue
+		}
+		r := regs[n]
+		n++
+		if r.Event != ev.Name || r.Matcher != ev.Matcher || r.Timeout != ev.Timeout || r.Subcommand() != ev.Command {
+			t.Errorf("registration %+v is not row %s", r, ev.Command)
+		}
+	}
+	if n != len(regs) {
+		t.Errorf("%d registrations for %d events", len(regs), n)
+	}
+}

@@ -522,3 +522,26 @@ func KindOf(err error) Kind {
 	}
 	return KindFailure
 }
+
+// Detail is an agent as `ctx agents show --json` and the dashboard's agent page give
+// it: the record, its activity, the resume plan of a resumable one, how to attach a
+// terminal and how to restore a paused one's checkpoint.
+type Detail struct {
+	*Record
+	Activity Status      `json:"activity"`
+	Resume   *ResumePlan `json:"resume_plan,omitempty"`
+	Attach   string      `json:"attach"`
+	Restore  string      `json:"restore_command,omitempty"`
+}
+
+// Detail gathers rec's Detail.
+func (a *Agents) Detail(rec *Record) Detail {
+	d := Detail{Record: rec, Activity: a.Store.ReadStatus(rec.ID), Attach: strings.Join(a.Tmux.Attach(rec.Host.Session, false), " ")}
+	if rec.State.Resumable() {
+		d.Resume, _ = a.Plan(rec, ResumeOptions{})
+	}
+	if rec.Pause != nil && rec.Pause.Git != nil {
+		d.Restore = rec.Pause.Git.RestoreCommand()
+	}
+	return d
+}

@@ -88,34 +88,13 @@ func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, views)
 }
 
-// detail is `ctx agents show --json`.
-type detail struct {
-	*agents.Record
-	Activity agents.Status      `json:"activity"`
-	Resume   *agents.ResumePlan `json:"resume_plan,omitempty"`
-	Attach   string             `json:"attach"`
-	Restore  string             `json:"restore_command,omitempty"`
-}
-
-func (s *Server) detailOf(rec *agents.Record) detail {
-	d := detail{Record: rec, Activity: s.agents.Store.ReadStatus(rec.ID),
-		Attach: strings.Join(s.agents.Tmux.Attach(rec.Host.Session, false), " ")}
-	if rec.State.Resumable() {
-		d.Resume, _ = s.agents.Plan(rec, agents.ResumeOptions{})
-	}
-	if rec.Pause != nil && rec.Pause.Git != nil {
-		d.Restore = rec.Pause.Git.RestoreCommand()
-	}
-	return d
-}
-
 func (s *Server) apiShow(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err != nil {
 		writeError(w, errorCode(err), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.detailOf(rec))
+	writeJSON(w, http.StatusOK, s.agents.Detail(rec))
 }
 
 // startRequest is what the API may choose of a start: never the program, never its

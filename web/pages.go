@@ -103,7 +103,7 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request) {
 type agentView struct {
 	Row      Row
 	Rec      *agents.Record
-	Detail   detail
+	Detail   agents.Detail
 	Screen   string
 	Timeline []feedLine
 	Next     string
@@ -117,7 +117,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "ctx serve: "+err.Error(), errorCode(err))
 		return
 	}
-	v := agentView{Rec: rec, Detail: s.detailOf(rec)}
+	v := agentView{Rec: rec, Detail: s.agents.Detail(rec)}
 	v.Row = rowOf(agents.View{Record: rec, Activity: v.Detail.Activity})
 	if row, ok := s.hub.rowByID(rec.ID); ok {
 		v.Row.RSSKB = row.RSSKB

@@ -247,19 +247,7 @@ func runAgentsShow(o *agentsOptions) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		*agents.Record
-		Activity agents.Status      `json:"activity"`
-		Resume   *agents.ResumePlan `json:"resume_plan,omitempty"`
-		Attach   string             `json:"attach"`
-		Restore  string             `json:"restore_command,omitempty"`
-	}{Record: rec, Activity: a.Store.ReadStatus(rec.ID), Attach: strings.Join(a.Tmux.Attach(rec.Host.Session, false), " ")}
-	if rec.State.Resumable() {
-		out.Resume, _ = a.Plan(rec, agents.ResumeOptions{})
-	}
-	if rec.Pause != nil && rec.Pause.Git != nil {
-		out.Restore = rec.Pause.Git.RestoreCommand()
-	}
+	out := a.Detail(rec)
 	if o.JSON {
 		return o.writeJSON(out)
 	}

@@ -16,7 +16,7 @@ type demoOptions struct {
 	JSON bool
 }
 
-func newDemoCmd(app *App, runF func(*demoOptions) error) *cobra.Command {
+func newDemoCmd(app *App) *cobra.Command {
 	opts := &demoOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -28,9 +28,6 @@ projects) to a new temporary folder, or to --dir, and show what
   ctx demo --dir /tmp/ctx-demo && cd /tmp/ctx-demo && ctx projects`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runDemo(opts)
 		},
 	}

@@ -16,6 +16,6 @@ classes and the guard: section of .ctx/config.yaml.`,
   ctx guard rules`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newGuardCheckCmd(app, nil), newGuardRulesCmd(app, nil))
+	cmd.AddCommand(newGuardCheckCmd(app), newGuardRulesCmd(app))
 	return cmd
 }

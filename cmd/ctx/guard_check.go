@@ -32,7 +32,7 @@ type guardCheckOptions struct {
 // with `ctx guard check -- CMD && echo allowed`.
 const exitRefused = exitFailure
 
-func newGuardCheckCmd(app *App, runF func(*guardCheckOptions) error) *cobra.Command {
+func newGuardCheckCmd(app *App) *cobra.Command {
 	opts := &guardCheckOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "check [--json] [-- COMMAND...]",
@@ -68,9 +68,6 @@ verdict's exit status.`,
 			case "actual", "dirty", "clean":
 			default:
 				return inputError(fmt.Errorf("--repo %q: want actual, dirty or clean", opts.Repo))
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return runGuardCheck(opts)
 		},

@@ -19,7 +19,7 @@ type guardRulesOptions struct {
 	JSON bool
 }
 
-func newGuardRulesCmd(app *App, runF func(*guardRulesOptions) error) *cobra.Command {
+func newGuardRulesCmd(app *App) *cobra.Command {
 	opts := &guardRulesOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "rules [--json]",
@@ -36,9 +36,6 @@ rules listed are then the ones in force, the broken entries left out.`,
   ctx guard rules --json | jq -r '.rules[] | select(.source != "built in") | .pattern'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runGuardRules(opts)
 		},
 	}

@@ -30,7 +30,7 @@ type initOptions struct {
 	Purge     bool
 }
 
-func newInitCmd(app *App, runF func(*initOptions) error) *cobra.Command {
+func newInitCmd(app *App) *cobra.Command {
 	opts := &initOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -70,9 +70,6 @@ are git-ignored. ctx uninstall (or init --uninstall) takes it all out again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Global && opts.Local {
 				return inputError(errors.New("init: --global and --local name different files; choose one"))
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			if opts.Uninstall {
 				return runUninstall(&uninstallOptions{App: opts.App, Global: opts.Global, Local: opts.Local, Force: opts.Force, Purge: opts.Purge, DryRun: opts.DryRun})

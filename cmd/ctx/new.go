@@ -17,7 +17,7 @@ type newOptions struct {
 	JSON        bool
 }
 
-func newNewCmd(app *App, runF func(*newOptions) error) *cobra.Command {
+func newNewCmd(app *App) *cobra.Command {
 	opts := &newOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "new NAME",
@@ -31,9 +31,6 @@ A workspace overrides any template in .ctx/templates/.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return runNew(opts)
 		},
 	}

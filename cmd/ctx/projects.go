@@ -14,7 +14,7 @@ type projectsOptions struct {
 	JSON   bool
 }
 
-func newProjectsCmd(app *App, runF func(*projectsOptions) error) *cobra.Command {
+func newProjectsCmd(app *App) *cobra.Command {
 	opts := &projectsOptions{App: app}
 	cmd := &cobra.Command{
 		Use:     "projects",
@@ -29,9 +29,6 @@ problems named.`,
   ctx projects --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runProjects(opts)
 		},
 	}

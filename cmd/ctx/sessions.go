@@ -25,11 +25,11 @@ session-<stamp>.json, .yaml and .md, and LATEST-SESSION.txt naming the newest.`,
   ctx sessions prune --keep 20`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newSessionsListCmd(app, nil), newSessionsShowCmd(app, nil), newSessionsPruneCmd(app, nil))
+	cmd.AddCommand(newSessionsListCmd(app), newSessionsShowCmd(app), newSessionsPruneCmd(app))
 	return cmd
 }
 
-func newSessionsListCmd(app *App, runF func(*sessionsOptions) error) *cobra.Command {
+func newSessionsListCmd(app *App) *cobra.Command {
 	opts := &sessionsOptions{App: app}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -37,9 +37,6 @@ func newSessionsListCmd(app *App, runF func(*sessionsOptions) error) *cobra.Comm
 		Example: "  ctx sessions list\n  ctx sessions list --json",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runSessionsList(opts)
 		},
 	}
@@ -47,7 +44,7 @@ func newSessionsListCmd(app *App, runF func(*sessionsOptions) error) *cobra.Comm
 	return cmd
 }
 
-func newSessionsShowCmd(app *App, runF func(*sessionsOptions) error) *cobra.Command {
+func newSessionsShowCmd(app *App) *cobra.Command {
 	opts := &sessionsOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "show ID",
@@ -57,9 +54,6 @@ func newSessionsShowCmd(app *App, runF func(*sessionsOptions) error) *cobra.Comm
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return runSessionsShow(opts)
 		},
 	}

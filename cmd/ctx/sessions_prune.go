@@ -22,7 +22,7 @@ type sessionsPruneOptions struct {
 	JSON      bool
 }
 
-func newSessionsPruneCmd(app *App, runF func(*sessionsPruneOptions) error) *cobra.Command {
+func newSessionsPruneCmd(app *App) *cobra.Command {
 	opts := &sessionsPruneOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "prune --keep N | --older-than AGE",
@@ -43,9 +43,6 @@ it removes, unless --dry-run.`,
 			opts.KeepSet = cmd.Flags().Changed("keep")
 			if !opts.KeepSet && opts.OlderThan == "" {
 				return inputError(errors.New("sessions prune: say what to remove: --keep N, --older-than AGE, or both"))
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return runSessionsPrune(opts)
 		},

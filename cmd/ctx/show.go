@@ -17,7 +17,7 @@ type showOptions struct {
 	JSON    bool
 }
 
-func newShowCmd(app *App, runF func(*showOptions) error) *cobra.Command {
+func newShowCmd(app *App) *cobra.Command {
 	opts := &showOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "show [PROJECT]",
@@ -31,9 +31,6 @@ PROJECT: the project bound to this session, else the newest save point.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Project = args[0]
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return runShow(opts)
 		},

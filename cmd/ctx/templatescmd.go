@@ -39,11 +39,11 @@ templates (Go text/template). A file of the same name in the workspace's
   ctx templates path`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newTemplatesListCmd(app, nil), newTemplatesShowCmd(app, nil), newTemplatesPathCmd(app, nil))
+	cmd.AddCommand(newTemplatesListCmd(app), newTemplatesShowCmd(app), newTemplatesPathCmd(app))
 	return cmd
 }
 
-func newTemplatesListCmd(app *App, runF func(*templatesOptions) error) *cobra.Command {
+func newTemplatesListCmd(app *App) *cobra.Command {
 	opts := &templatesOptions{App: app}
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -51,9 +51,6 @@ func newTemplatesListCmd(app *App, runF func(*templatesOptions) error) *cobra.Co
 		Example: "  ctx templates list\n  ctx templates list --json",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runTemplatesList(opts)
 		},
 	}
@@ -61,7 +58,7 @@ func newTemplatesListCmd(app *App, runF func(*templatesOptions) error) *cobra.Co
 	return cmd
 }
 
-func newTemplatesShowCmd(app *App, runF func(*templatesOptions) error) *cobra.Command {
+func newTemplatesShowCmd(app *App) *cobra.Command {
 	opts := &templatesOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -71,9 +68,6 @@ func newTemplatesShowCmd(app *App, runF func(*templatesOptions) error) *cobra.Co
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
 			return runTemplatesShow(opts)
 		},
 	}
@@ -81,7 +75,7 @@ func newTemplatesShowCmd(app *App, runF func(*templatesOptions) error) *cobra.Co
 	return cmd
 }
 
-func newTemplatesPathCmd(app *App, runF func(*templatesOptions) error) *cobra.Command {
+func newTemplatesPathCmd(app *App) *cobra.Command {
 	opts := &templatesOptions{App: app}
 	return &cobra.Command{
 		Use:     "path",
@@ -89,9 +83,6 @@ func newTemplatesPathCmd(app *App, runF func(*templatesOptions) error) *cobra.Co
 		Example: "  ctx templates path\n  mkdir -p \"$(ctx templates path)\"",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			ws, err := opts.Workspace()
 			if err != nil {
 				return err

@@ -23,7 +23,7 @@ type uninstallOptions struct {
 	DryRun bool
 }
 
-func newUninstallCmd(app *App, runF func(*uninstallOptions) error) *cobra.Command {
+func newUninstallCmd(app *App) *cobra.Command {
 	opts := &uninstallOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "uninstall",
@@ -46,9 +46,6 @@ does the same.`,
   ctx uninstall --purge     # and delete the workspace's .ctx/ folder`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runUninstall(opts)
 		},
 	}

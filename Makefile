@@ -40,7 +40,7 @@ lint: $(GOLANGCI)
 		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION); fi
 	$(GOLANGCI) run ./...
 
-# The end-to-end suite: the real Claude Code (pinned in e2e/client.go, installed from
+# The end-to-end suite: the real Claude Code (pinned in e2e/client_test.go, installed from
 # npm into the user cache on first use) against a loopback model stand-in. Needs npm,
 # tmux and git; see docs/e2e.md.
 E2E_TIMEOUT ?= 15m

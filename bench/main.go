@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 	"github.com/ctxtools/ctx/loader"
 )
 

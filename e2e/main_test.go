@@ -5,10 +5,12 @@ package e2e
 import (
 	"os"
 	"testing"
+
+	"github.com/ctxtools/ctx/internal/testkit/ctxbin"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	Cleanup()
+	ctxbin.Cleanup()
 	os.Exit(code)
 }

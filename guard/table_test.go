@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxtools/ctx/guard/guardtable"
+	"github.com/ctxtools/ctx/internal/testkit/guardtable"
 )
 
 // tableCase is one line of testdata/commands.txt.

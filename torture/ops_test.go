@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 )
 
 // The kinds of operation, in the order the summary lists them.

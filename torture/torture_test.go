@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,9 +16,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxtools/ctx/internal/testkit/ctxbin"
 )
 
-// TestTorture makes a workspace (`ctx demo` and a few `ctx new`) for the ctx TestMain
+// TestTorture makes a workspace (`ctx demo` and a few `ctx new`) for the ctx ctxbin
 // built, binds agent sessions to its projects, then runs saves, closes, hooks, new projects
 // and readers, several at once and some killed, until TORTURE_TIME is spent. A checker
 // then proves the invariants README.md lists; each violation is one precise line.
@@ -168,7 +169,7 @@ func newWorld(t *testing.T, cfg config) *world {
 		}
 		_ = os.RemoveAll(root)
 	})
-	w := &world{t: t, cfg: cfg, root: root, ws: filepath.Join(root, "ws"), bin: ctxBin,
+	w := &world{t: t, cfg: cfg, root: root, ws: filepath.Join(root, "ws"), bin: ctxbin.Path(t),
 		run: fmt.Sprintf("%06x", cfg.seed&0xffffff), base: map[string]*baseline{}}
 	// ws is made empty here for `ctx demo` to fill: every process runs in it.
 	for _, d := range []string{"ws", "home", "run", "cache", "config", "tmp", "transcripts"} {
@@ -194,34 +195,11 @@ func newWorld(t *testing.T, cfg config) *world {
 	return w
 }
 
-// ctxBin is the ctx every test runs, built once by TestMain.
-var ctxBin string
-
-// TestMain builds ctx once, from the module this folder belongs to, for every test.
+// TestMain removes, after the tests, the ctx they ran (ctxbin builds it once).
 func TestMain(m *testing.M) {
-	os.Exit(buildAndRun(m))
-}
-
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "ctxt-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	ctxBin = filepath.Join(dir, "ctx")
-	goTool := os.Getenv("GO")
-	if goTool == "" {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", ctxBin, "./cmd/ctx")
-	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build ships it
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build -o %s ./cmd/ctx: %v\n%s", ctxBin, err, out)
-		return 1
-	}
-	return m.Run()
+	code := m.Run()
+	ctxbin.Cleanup()
+	os.Exit(code)
 }
 
 // setUp writes the demo workspace and three more projects, binds one agent session to

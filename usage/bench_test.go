@@ -3,7 +3,7 @@ package usage
 import (
 	"testing"
 
-	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 )
 
 func benchmarkRead(b *testing.B, o fixture.TranscriptOptions) {

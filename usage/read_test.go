@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 )
 
 // transcript generates a transcript in a temporary folder and returns its path.

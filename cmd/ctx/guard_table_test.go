@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxtools/ctx/guard/guardtable"
+	"github.com/ctxtools/ctx/internal/testkit/guardtable"
 )
 
 // guardCase is one line of guard/testdata/commands.txt, whose header describes the

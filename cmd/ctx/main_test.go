@@ -15,7 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/ctxtools/ctx/internal/fixture"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 )
 
 func TestMain(m *testing.M) {

@@ -14,13 +14,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ctxtools/ctx/internal/testkit/ctxbin"
 	"github.com/ctxtools/ctx/templates"
 )
 
@@ -28,60 +28,15 @@ import (
 // saves killed mid-run. Goroutines calling runSave would share one process and could not
 // show what the file lock and the atomic rename are for.
 
-// procBin is the ctx binary built once per run of the test binary. TestMain belongs to
-// testscript, so the binary is built with `go build` rather than by re-executing this one.
-var procBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// procBinPrefix names the temporary folders the binary is built in. Nothing can remove
-// the folder after the last test (TestMain is testscript's), so every test that uses the
-// binary touches its folder, and each build removes the folders left untouched for
-// procBinIdle: those of earlier runs, never one a concurrent run is using.
-const (
-	procBinPrefix = "ctx-process-test-"
-	procBinIdle   = 10 * time.Minute
-)
-
-// ctxBinary returns the path of a freshly built ctx, skipping the test under -short.
+// ctxBinary returns the path of ctx built once per run of the test binary (ctxbin),
+// skipping the test under -short. TestMain belongs to testscript, so the binary is built
+// with `go build` rather than by re-executing this one.
 func ctxBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds ctx and runs it as separate processes; skipped under -short")
 	}
-	procBin.once.Do(func() {
-		removeOldBuilds()
-		dir, err := os.MkdirTemp("", procBinPrefix)
-		if err != nil {
-			procBin.err = err
-			return
-		}
-		path := filepath.Join(dir, "ctx")
-		// The test runs in the package folder, so "." is github.com/ctxtools/ctx/cmd/ctx.
-		out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput()
-		if err != nil {
-			procBin.err = fmt.Errorf("go build: %w\n%s", err, out)
-			return
-		}
-		procBin.path = path
-	})
-	if procBin.err != nil {
-		t.Fatalf("building ctx: %v", procBin.err)
-	}
-	now := time.Now()
-	_ = os.Chtimes(filepath.Dir(procBin.path), now, now)
-	return procBin.path
-}
-
-func removeOldBuilds() {
-	old, _ := filepath.Glob(filepath.Join(os.TempDir(), procBinPrefix+"*"))
-	for _, dir := range old {
-		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > procBinIdle {
-			_ = os.RemoveAll(dir)
-		}
-	}
+	return ctxbin.Path(t)
 }
 
 // killSchedule times three whole runs of run and returns how long after its start a

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package e2e
 
 import (
@@ -14,50 +16,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxtools/ctx/internal/testkit/ctxbin"
 )
 
 // apiKey is any key: the stand-in does not check it. Interactive runs approve its last
 // 20 characters in the seeded ~/.claude.json.
 const apiKey = "sk-ant-e2e-standin-0123456789abcdefghij"
-
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// CtxBinary builds ctx once per test process and returns the folder holding it. The
-// caller's TestMain removes it with Cleanup.
-func CtxBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "ctx-e2e-bin-")
-		if buildErr != nil {
-			return
-		}
-		// Built as make build builds the shipped binary: static, without cgo.
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(buildDir, "ctx"), "github.com/ctxtools/ctx/cmd/ctx")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ctx: %w\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildDir
-}
-
-// Cleanup removes what CtxBinary built; call it from TestMain after the tests.
-func Cleanup() {
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
-}
 
 // Env is one isolated world for a scenario: a private HOME and runtime folder, a
 // workspace made by `ctx demo` (ctx's own example) with `ctx init` run in it, ctx on
@@ -99,7 +67,7 @@ func New(t testing.TB, o Options) *Env {
 		root = r
 	}
 	e := &Env{
-		T: t, Root: root, Claude: claude, CtxDir: CtxBinary(t),
+		T: t, Root: root, Claude: claude, CtxDir: filepath.Dir(ctxbin.Path(t)),
 		Home:      filepath.Join(root, "home"),
 		Runtime:   filepath.Join(root, "run"),
 		Workspace: filepath.Join(root, "ws"),

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package e2e drives the real Claude Code against a loopback model stand-in, with ctx
 // installed the way a person installs it, so that ctx's hooks, usage reading, saves and
 // guard are judged by what the real client does (docs/e2e.md).

@@ -545,3 +545,17 @@ func (a *Agents) Detail(rec *Record) Detail {
 	}
 	return d
 }
+
+// Age is a duration as the agent list and the dashboard show it: "45s", "12m",
+// "3h05m", "4d".
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

@@ -32,7 +32,7 @@ type pages struct {
 
 func newPages() (*pages, error) {
 	funcs := template.FuncMap{
-		"ago":  func(t time.Time) string { return ago(time.Since(t)) },
+		"ago":  func(t time.Time) string { return agents.Age(time.Since(t)) },
 		"time": func(t time.Time) string { return t.Local().Format(time.DateTime) },
 	}
 	parse := func(name string) (*template.Template, error) {

@@ -99,16 +99,4 @@ func (r Row) Memory() string {
 }
 
 // For is how long the agent has been in its state, as "3m".
-func (r Row) For() string { return ago(time.Since(r.Since)) }
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
+func (r Row) For() string { return agents.Age(time.Since(r.Since)) }

@@ -14,10 +14,6 @@ import (
 	"github.com/ctxtools/ctx/agents"
 )
 
-// exitNotNow is "not now": the agent is busy, its conversation is open elsewhere, or git
-// stands in the way. The message names the flag that overrides it.
-const exitNotNow = 3
-
 type agentsOptions struct {
 	*App
 	JSON     bool
@@ -90,7 +86,7 @@ func (o *agentsOptions) one(query string) (*agents.Agents, *agents.Record, error
 	}
 	rec, err := a.Get(query)
 	if err != nil {
-		return nil, nil, agentError(err)
+		return nil, nil, err
 	}
 	return a, rec, nil
 }
@@ -135,17 +131,17 @@ func runAgentsStart(o *agentsOptions) error {
 	rec, err := a.Start(agents.StartOptions{Project: p, Name: o.Name, Cwd: o.Cwd, Prompt: o.Prompt,
 		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Worktree: o.Worktree, From: o.From})
 	if rec == nil {
-		return agentError(err)
+		return err
 	}
 	if o.From != "" && o.Worktree == "" {
 		o.Warn("--from goes with --worktree; ignored")
 	}
 	if o.JSON {
-		return errors.Join(o.writeJSON(rec), agentError(err))
+		return errors.Join(o.writeJSON(rec), err)
 	}
 	fmt.Fprintf(o.Out, "started %s (%s) on %s: %s\n", rec.ID, rec.Name, rec.Project, rec.State)
 	fmt.Fprintf(o.Out, "  attach: ctx agents open %s\n", rec.Name)
-	return agentError(err)
+	return err
 }
 
 func newAgentsListCmd(app *App) *cobra.Command {
@@ -209,21 +205,9 @@ func runAgentsList(o *agentsOptions) error {
 		} else if v.Pause != nil && v.State == agents.Paused {
 			mem = fmt.Sprintf("freed %d MB", v.Pause.RSSFreedKB/1024)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Name, v.Project, state, ago(now.Sub(v.StateSince)), mem)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Name, v.Project, state, agents.Age(now.Sub(v.StateSince)), mem)
 	}
 	return tw.Flush()
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 func newAgentsShowCmd(app *App) *cobra.Command {
@@ -289,7 +273,7 @@ func (o *agentsOptions) selectAgents(a *agents.Agents, want func(agents.View) bo
 		for _, q := range o.Agents {
 			r, err := a.Get(q)
 			if err != nil {
-				return nil, agentError(err)
+				return nil, err
 			}
 			out = append(out, r)
 		}
@@ -389,7 +373,7 @@ func runAgentsPause(o *agentsOptions) error {
 			return err
 		}
 	}
-	return agentError(errors.Join(errs...))
+	return errors.Join(errs...)
 }
 
 // idleFor is how long an agent has been idle or waiting for input (its last hook
@@ -469,7 +453,7 @@ func runAgentsResume(o *agentsOptions) error {
 			return err
 		}
 	}
-	return agentError(errors.Join(errs...))
+	return errors.Join(errs...)
 }
 
 func newAgentsOpenCmd(app *App) *cobra.Command {
@@ -520,7 +504,7 @@ func newAgentsSendCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return agentError(a.Send(rec, o.Prompt))
+			return a.Send(rec, o.Prompt)
 		},
 	}
 	return cmd
@@ -565,7 +549,7 @@ func newAgentsRmCmd(app *App) *cobra.Command {
 			}
 			err = a.RemoveWith(rec, o.Force, o.RemoveWT)
 			if err != nil && !errors.Is(err, agents.ErrWorktree) {
-				return agentError(err)
+				return err
 			}
 			fmt.Fprintf(o.Out, "removed %s (%s); its transcript and checkpoint refs stay\n", rec.ID, rec.Name)
 			if rec.Worktree != nil && (!o.RemoveWT || err != nil) {
@@ -580,19 +564,4 @@ func newAgentsRmCmd(app *App) *cobra.Command {
 	cmd.Flags().BoolVar(&o.Force, "force", false, "remove a working agent too")
 	cmd.Flags().BoolVar(&o.RemoveWT, "remove-worktree", false, "also delete the worktree ctx made for it, when it holds no uncommitted work")
 	return cmd
-}
-
-// agentError gives agent errors their exit codes: unknown or ambiguous agents and
-// operations the state does not allow are bad input (2); "not now" is 3.
-func agentError(err error) error {
-	if err == nil {
-		return nil
-	}
-	switch agents.KindOf(err) {
-	case agents.KindNotNow:
-		return &exitError{code: exitNotNow, err: err}
-	case agents.KindNotFound, agents.KindBadInput:
-		return &exitError{code: exitInput, err: err}
-	}
-	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
@@ -22,6 +23,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitInput   = 2 // usage, bad input, an unknown or ambiguous project, no workspace
+	// exitNotNow is "not now": the agent is busy, its conversation is open elsewhere,
+	// or git stands in the way. The message names the flag that overrides it.
+	exitNotNow = 3
 )
 
 // Streams are the standard streams a command may use, injected so tests run commands in
@@ -161,7 +165,8 @@ func inputError(err error) error {
 	return &exitError{code: exitInput, err: err}
 }
 
-// exitCode maps an error to the documented exit codes.
+// exitCode maps an error to the documented exit codes: the one place where a kind of
+// failure becomes a code.
 func exitCode(err error) int {
 	var ee *exitError
 	var nf *loader.NotFoundError
@@ -173,6 +178,12 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint),
 		errors.Is(err, durable.ErrOutside):
+		return exitInput
+	}
+	switch agents.KindOf(err) {
+	case agents.KindNotNow:
+		return exitNotNow
+	case agents.KindNotFound, agents.KindBadInput:
 		return exitInput
 	}
 	return exitFailure

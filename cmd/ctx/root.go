@@ -29,8 +29,9 @@ what is left, and what to read first, in order.
 Three "resume"s: ctx --resume (ctx load) loads a project where work stopped;
 ctx resume un-pauses this session's nudges; ctx agents resume restarts an agent.
 
-Exit codes: 0 ok, 1 failure, 2 bad input (usage, an unknown or ambiguous project,
-no workspace, a malformed file).`,
+Exit codes: 0 ok, 1 failure, 2 bad input (usage, an unknown or ambiguous project
+or agent, no workspace, a malformed file), 3 not now (an agent is busy or its
+conversation is open elsewhere; the message names the override).`,
 		Example: `  # At session start (what agents run): where project 1 stopped
   ctx --resume --project 1 --json
 

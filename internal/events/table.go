@@ -100,26 +100,6 @@ var Table = []Event{
 		Run:     OnCleanupHook},
 }
 
-// Lookup returns the row of a `ctx system` subcommand.
-func Lookup(command string) (Event, bool) {
-	for _, ev := range Table {
-		if ev.Command == command {
-			return ev, true
-		}
-	}
-	return Event{}, false
-}
-
-// ByName returns the row of a Claude Code event.
-func ByName(name string) (Event, bool) {
-	for _, ev := range Table {
-		if ev.Name != "" && ev.Name == name {
-			return ev, true
-		}
-	}
-	return Event{}, false
-}
-
 // Registrations are the hooks `ctx init` registers, each running
 // hook.HookCommand(ctxBin, its command). An empty ctxBin means "ctx", found on the PATH.
 func Registrations(ctxBin string) []hook.Registration {

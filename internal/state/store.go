@@ -171,9 +171,6 @@ func (se *Session) AuditFile() (string, error) {
 	return path, se.ensure()
 }
 
-// Journal is the session's wind-down journal.
-func (se *Session) Journal() *Journal { return se.st.Journal(se.ID) }
-
 // RecentBindings returns up to n bindings, most recently bound first, other than the
 // session except's: the candidates for a fork's parent.
 func (s *Store) RecentBindings(except string, n int) []Binding {

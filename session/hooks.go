@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/usage"
 )
@@ -258,7 +258,7 @@ type ToolCall struct {
 	TranscriptPath string
 	ToolUseID      string
 	Tool           string
-	Input          hook.ToolInput
+	Input          claude.ToolInput
 	Paused         bool
 	Client         usage.Client
 	Now            time.Time
@@ -355,7 +355,7 @@ func isProjectFolder(name string) bool {
 
 // ToolSummary is a short line for a tool call: the file, command or pattern it names,
 // never whole contents.
-func ToolSummary(tool string, in hook.ToolInput) string {
+func ToolSummary(tool string, in claude.ToolInput) string {
 	if s := in.Subject(); s != "" {
 		return clip(oneLine(s), summaryWidth)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/session"
 )
 
@@ -31,7 +31,7 @@ func (h *hookRun) configProblem(err error, consequence string) {
 	}
 	line := "ctx: warning: " + msg + " (" + consequence + ")"
 	if h.Name == "check-context-size" {
-		_ = hook.WriteText(h.Out, line)
+		_ = claude.WriteText(h.Out, line)
 		return
 	}
 	fmt.Fprintln(h.Err, line)

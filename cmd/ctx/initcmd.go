@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/skills"
@@ -93,14 +93,14 @@ are git-ignored. ctx uninstall (or init --uninstall) takes it all out again.`,
 }
 
 // settingsLevel is the settings level the flags choose.
-func settingsLevel(global, local bool) hook.Level {
+func settingsLevel(global, local bool) claude.Level {
 	switch {
 	case global:
-		return hook.LevelUser
+		return claude.LevelUser
 	case local:
-		return hook.LevelLocal
+		return claude.LevelLocal
 	}
-	return hook.LevelProject
+	return claude.LevelProject
 }
 
 // home is the user's home folder, from the environment ctx was given.
@@ -113,28 +113,28 @@ func (a *App) home() string {
 }
 
 // claudeDirs returns the settings file and skills folder of a settings level.
-func (a *App) claudeDirs(root string, level hook.Level) (settings, skillsDir string) {
-	settings = hook.SettingsPath(root, level, a.Getenv, a.home())
+func (a *App) claudeDirs(root string, level claude.Level) (settings, skillsDir string) {
+	settings = claude.SettingsPath(root, level, a.Getenv, a.home())
 	return settings, filepath.Join(filepath.Dir(settings), "skills")
 }
 
 // levelWords says whose a settings file is, for init's and doctor's output.
-func levelWords(level hook.Level) string {
+func levelWords(level claude.Level) string {
 	switch level {
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "personal: not committed"
-	case hook.LevelUser:
+	case claude.LevelUser:
 		return "personal: your user settings, for every project"
 	}
 	return "shared with your team: committed with the project"
 }
 
 // initCommand is the init command that registers hooks at a level.
-func initCommand(level hook.Level) string {
+func initCommand(level claude.Level) string {
 	switch level {
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "ctx init --local"
-	case hook.LevelUser:
+	case claude.LevelUser:
 		return "ctx init --global"
 	}
 	return "ctx init"
@@ -166,15 +166,15 @@ func runInit(opts *initOptions) error {
 	// Claude Code runs a hook registered at two levels twice unless the two commands
 	// are byte for byte the same, which an older ctx or another binary breaks.
 	if !opts.Force {
-		others := hook.CtxHookFiles(hook.SettingsFiles(root, opts.Getenv, opts.home()), settings)
+		others := claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv, opts.home()), settings)
 		if len(others) > 0 {
 			o := others[0]
 			return inputError(fmt.Errorf("init: ctx's hooks are already registered in %s (%s settings); adding them to %s too could run each hook twice: remove ctx's entries there, or pass --force to install anyway", o.Path, o.Level, settings))
 		}
 	}
 
-	regs := hook.Registrations(bin)
-	changed, backup, err := hook.WriteSettings(settings, regs, opts.DryRun)
+	regs := claude.Registrations(bin)
+	changed, backup, err := claude.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
 	}
@@ -201,7 +201,7 @@ func runInit(opts *initOptions) error {
 		fmt.Fprintf(w, "skill     %-20s %s%s\n", r.Name, actionWord(r.Action, opts.DryRun), "  "+r.Path)
 	}
 
-	if level != hook.LevelUser {
+	if level != claude.LevelUser {
 		state := filepath.Join(root, loader.StateDir, "state")
 		if _, err := os.Stat(state); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
@@ -248,7 +248,7 @@ func actionWord(action string, dryRun bool) string {
 // never committed, name this binary's real path, and only when it is not the ctx on
 // the PATH (a development build, a renamed copy). A throwaway `go run` build is never
 // named.
-func hookBinary(level hook.Level) (bin, note string) {
+func hookBinary(level claude.Level) (bin, note string) {
 	self := thisBinary()
 	onPath := ""
 	if p, err := exec.LookPath("ctx"); err == nil {
@@ -263,7 +263,7 @@ func hookBinary(level hook.Level) (bin, note string) {
 	if self != "" && onPath != "" && sameBinary(self, onPath) {
 		return "ctx", ""
 	}
-	if level == hook.LevelLocal && self != "" {
+	if level == claude.LevelLocal && self != "" {
 		return self, ""
 	}
 
@@ -277,9 +277,9 @@ func hookBinary(level hook.Level) (bin, note string) {
 		path = "it finds " + onPath + ", not this binary, " + self
 	}
 	switch level {
-	case hook.LevelProject:
+	case claude.LevelProject:
 		return "ctx", "the hooks run ctx from the PATH, so ctx must be on your teammates' PATH (and on yours: " + path + ")"
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH (" + path + ")"
 	}
 	return "ctx", "the hooks run ctx from your PATH (" + path + ")"

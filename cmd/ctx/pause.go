@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/session"
 )
 
@@ -23,7 +23,7 @@ func (o *pauseOptions) sessionID() (string, error) {
 		return o.SessionID, nil
 	}
 	if data, _ := o.readStdin(commandStdinWait); len(data) > 0 {
-		if p, err := hook.ParsePayload(data); err == nil && p.SessionID != "" {
+		if p, err := claude.ParsePayload(data); err == nil && p.SessionID != "" {
 			return p.SessionID, nil
 		}
 	}

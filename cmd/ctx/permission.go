@@ -7,7 +7,7 @@ import (
 
 	"github.com/ctxtools/ctx/gitstate"
 	"github.com/ctxtools/ctx/guard"
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
 )
@@ -58,9 +58,9 @@ func hookPermissionRequest(h *hookRun) error {
 	var err error
 	switch a.Decision {
 	case guard.Allow:
-		err = hook.WritePermissionDecision(h.Out, true, "")
+		err = claude.WritePermissionDecision(h.Out, true, "")
 	case guard.Deny:
-		err = hook.WritePermissionDecision(h.Out, false, "ctx: "+a.Reason)
+		err = claude.WritePermissionDecision(h.Out, false, "ctx: "+a.Reason)
 	}
 	return errors.Join(err, auditErr)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/gitstate"
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/session"
 	"github.com/ctxtools/ctx/usage"
@@ -85,7 +85,7 @@ warning says why. The guard still refuses a command it cannot read.`,
 type hookRun struct {
 	*App
 	Name      string
-	Payload   *hook.Payload
+	Payload   *claude.Payload
 	SessionID string
 	WS        *loader.Workspace
 }
@@ -97,7 +97,7 @@ type hookRun struct {
 // why. The guard judges whatever command it can read, session id or not, and refuses
 // one it cannot read.
 func runHook(app *App, name string, run func(*hookRun) error) error {
-	h := &hookRun{App: app, Name: name, Payload: &hook.Payload{}}
+	h := &hookRun{App: app, Name: name, Payload: &claude.Payload{}}
 	event, isEvent := hookEvents[name]
 	guardHook := name == guardHookName
 	var data []byte
@@ -105,15 +105,15 @@ func runHook(app *App, name string, run func(*hookRun) error) error {
 	if isEvent {
 		data, inputErr = app.readStdin(hookStdinWait)
 		if inputErr == nil {
-			var p *hook.Payload
-			if p, inputErr = hook.ParsePayload(data); inputErr == nil {
+			var p *claude.Payload
+			if p, inputErr = claude.ParsePayload(data); inputErr == nil {
 				h.Payload = p
 			}
 		}
 	}
 	if guardHook && inputErr != nil && len(data) > 0 {
 		// A command the guard cannot read is a command it cannot judge: refused.
-		return hook.WriteDeny(app.Out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
+		return claude.WriteDeny(app.Out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
 	}
 	ws, err := app.workspaceFrom(h.Payload.Cwd)
 	var cfgErr *loader.ConfigError
@@ -218,7 +218,7 @@ func hookCheckContextSize(h *hookRun) error {
 		h.Warn("%s: %v", h.Name, err)
 	}
 	if paused {
-		if err := hook.WriteText(h.Out, session.PauseReminder(turns)); err != nil {
+		if err := claude.WriteText(h.Out, session.PauseReminder(turns)); err != nil {
 			return err
 		}
 	}
@@ -227,7 +227,7 @@ func hookCheckContextSize(h *hookRun) error {
 		Paused: paused, Client: h.client(), Now: h.Now(),
 	})
 	for _, line := range lines {
-		if werr := hook.WriteText(h.Out, line); werr != nil {
+		if werr := claude.WriteText(h.Out, line); werr != nil {
 			return werr
 		}
 	}
@@ -243,7 +243,7 @@ func hookRecordAction(h *hookRun) error {
 		Input: h.Payload.ToolInput, Paused: h.paused(), Client: h.client(), Now: h.Now(),
 	})
 	if len(lines) > 0 {
-		if werr := hook.WriteAdditionalContext(h.Out, hook.EventPostToolUse, strings.Join(lines, "\n")); werr != nil {
+		if werr := claude.WriteAdditionalContext(h.Out, claude.EventPostToolUse, strings.Join(lines, "\n")); werr != nil {
 			return errors.Join(err, werr)
 		}
 	}
@@ -270,7 +270,7 @@ func hookSessionStart(h *hookRun) error {
 	if text == "" {
 		return err
 	}
-	return errors.Join(err, hook.WriteAdditionalContext(h.Out, hook.EventSessionStart, text))
+	return errors.Join(err, claude.WriteAdditionalContext(h.Out, claude.EventSessionStart, text))
 }
 
 func hookSessionEnd(h *hookRun) error {
@@ -319,7 +319,7 @@ func hookBlockDangerous(h *hookRun) error {
 		h.configProblem(cfgErr, guardEntryLeft)
 	}
 	if v := rules.Check(command); v.Deny {
-		return hook.WriteDeny(h.Out, "ctx: "+v.Reason)
+		return claude.WriteDeny(h.Out, "ctx: "+v.Reason)
 	}
 	return nil
 }
@@ -332,7 +332,7 @@ const (
 )
 
 // readStdin reads a hook payload from stdin: nothing from a terminal, and from a pipe
-// only what arrives within wait. A payload larger than hook.MaxPayloadBytes is cut
+// only what arrives within wait. A payload larger than claude.MaxPayloadBytes is cut
 // there and the rest read and dropped, so the writer never blocks on a full pipe.
 func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	if a.In == nil {
@@ -343,7 +343,7 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 		if err != nil || fi.Mode()&os.ModeCharDevice != 0 {
 			return nil, nil
 		}
-		if data, ok, err := readFileWithin(f, hook.MaxPayloadBytes, wait); ok {
+		if data, ok, err := readFileWithin(f, claude.MaxPayloadBytes, wait); ok {
 			return data, err
 		}
 	}
@@ -353,7 +353,7 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := io.ReadAll(io.LimitReader(a.In, hook.MaxPayloadBytes))
+		data, err := io.ReadAll(io.LimitReader(a.In, claude.MaxPayloadBytes))
 		if err == nil {
 			_, _ = io.Copy(io.Discard, a.In)
 		}

@@ -1,6 +1,6 @@
-// Package hook reads the JSON that Claude Code sends a hook on stdin, writes the
+// Package claude reads the JSON that Claude Code sends a hook on stdin, writes the
 // answers a hook may give, and registers ctx's hooks in Claude Code's settings.
-package hook
+package claude
 
 import (
 	"bytes"

@@ -1,20 +1,18 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/jsonedit"
 )
 
 // SettingsBackupSuffix is added to a settings file's name for the copy WriteSettings
@@ -116,28 +114,29 @@ func HookCommand(ctxBin, sub string) string {
 // itself. Empty input means {}. Input that is not valid JSON, or whose "hooks" or event
 // lists are not shaped as Claude Code expects, is an error matching ErrSettingsInvalid.
 func MergeSettings(in []byte, regs []Registration) (out []byte, changed bool, err error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return nil, false, err
 	}
-	if doc.hooksIndex < 0 && len(regs) == 0 {
+	old, present := doc.Get(keyHooks)
+	if !present && len(regs) == 0 {
 		return in, false, nil
 	}
-	hooks, err := doc.hooks()
+	hooks, err := settingsHooks(doc)
 	if err != nil {
 		return nil, false, err
 	}
-	layout := doc.layout()
+	layout := doc.Layout()
 	for _, r := range regs {
 		if hooks, err = mergeRegistration(hooks, r, layout); err != nil {
 			return nil, false, err
 		}
 	}
-	merged := hooks.encode(layout, depthHooks)
-	if doc.hooksIndex >= 0 && sameSettingsJSON(doc.top[doc.hooksIndex].value, merged) {
+	merged := hooks.Encode(layout, depthMember)
+	if present && jsonedit.Equal(old, merged) {
 		return in, false, nil
 	}
-	return doc.withHooks(merged, layout), true, nil
+	return doc.Set(keyHooks, merged), true, nil
 }
 
 // InstalledHooks reports, for `ctx doctor`, which registrations a settings file holds
@@ -145,11 +144,11 @@ func MergeSettings(in []byte, regs []Registration) (out []byte, changed bool, er
 // current (MergeSettings would leave them as they are). Both maps are keyed by
 // Registration.Key.
 func InstalledHooks(in []byte, regs []Registration) (present, current map[string]bool, err error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	hooks, err := doc.hooks()
+	hooks, err := settingsHooks(doc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,11 +164,11 @@ func InstalledHooks(in []byte, regs []Registration) (present, current map[string
 		if !present[r.Key()] {
 			continue
 		}
-		merged, err := mergeRegistration(hooks, r, compactSettingsLayout)
+		merged, err := mergeRegistration(hooks, r, jsonedit.Compact)
 		if err != nil {
 			return nil, nil, err
 		}
-		current[r.Key()] = sameSettingsJSON(hooks.encode(compactSettingsLayout, depthHooks), merged.encode(compactSettingsLayout, depthHooks))
+		current[r.Key()] = jsonedit.Equal(hooks.Encode(jsonedit.Compact, depthMember), merged.Encode(jsonedit.Compact, depthMember))
 	}
 	return present, current, nil
 }
@@ -177,18 +176,18 @@ func InstalledHooks(in []byte, regs []Registration) (present, current map[string
 // InstalledBinaries returns the binaries that ctx's hook entries in a settings file
 // call (the ctx word of each command, unquoted: "ctx" or a path), each once.
 func InstalledBinaries(in []byte) ([]string, error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return nil, err
 	}
-	hooks, err := doc.hooks()
+	hooks, err := settingsHooks(doc)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []string
 	for _, event := range hooks {
-		groups, err := settingsEventGroups(hooks, event.key)
+		groups, err := settingsEventGroups(hooks, event.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -383,7 +382,7 @@ func CtxHookFiles(files []SettingsFile, except string) []SettingsFile {
 // mergeRegistration returns hooks with r's entry in place: the first ctx entry for r's
 // subcommand under r's matcher is updated, other copies are removed, and when there is
 // none a new matcher group is appended to the event's list.
-func mergeRegistration(hooks settingsObject, r Registration, l settingsLayout) (settingsObject, error) {
+func mergeRegistration(hooks jsonedit.Object, r Registration, l jsonedit.Layout) (jsonedit.Object, error) {
 	sub := r.Subcommand()
 	if sub == "" {
 		return nil, fmt.Errorf("hook registration %s: command %q is not a `ctx system` command", r.Event, r.Command)
@@ -443,24 +442,24 @@ func mergeRegistration(hooks settingsObject, r Registration, l settingsLayout) (
 			// ctx's removals emptied the group; an empty group is noise.
 			continue
 		}
-		g.obj.set("hooks", encodeSettingsArray(entries, l, depthGroupHooks))
-		elems = append(elems, g.obj.encode(l, depthGroup))
+		g.obj.Set("hooks", jsonedit.EncodeArray(entries, l, depthGroupHooks))
+		elems = append(elems, g.obj.Encode(l, depthGroup))
 	}
-	out := append(settingsObject(nil), hooks...)
-	out.set(r.Event, encodeSettingsArray(elems, l, depthEvent))
+	out := append(jsonedit.Object(nil), hooks...)
+	out.Set(r.Event, jsonedit.EncodeArray(elems, l, depthEvent))
 	return out, nil
 }
 
 // settingsEventGroups parses the matcher groups listed under event; a missing event
 // has none.
-func settingsEventGroups(hooks settingsObject, event string) ([]*settingsGroup, error) {
-	raw, ok := hooks.get(event)
+func settingsEventGroups(hooks jsonedit.Object, event string) ([]*settingsGroup, error) {
+	raw, ok := hooks.Get(event)
 	if !ok {
 		return nil, nil
 	}
-	elems, ok := parseSettingsArray(raw)
+	elems, ok := jsonedit.ParseArray(raw)
 	if !ok {
-		return nil, settingsInvalid(`"hooks"."%s" is %s, not an array of matcher groups`, event, settingsJSONKind(raw))
+		return nil, settingsInvalid(`"hooks"."%s" is %s, not an array of matcher groups`, event, jsonedit.Kind(raw))
 	}
 	groups := make([]*settingsGroup, len(elems))
 	for i, e := range elems {
@@ -473,22 +472,22 @@ func settingsEventGroups(hooks settingsObject, event string) ([]*settingsGroup, 
 // not shaped like that is kept as it is and never looked into.
 type settingsGroup struct {
 	raw     json.RawMessage
-	obj     settingsObject    // nil when raw is not a well-formed group
+	obj     jsonedit.Object   // nil when raw is not a well-formed group
 	entries []json.RawMessage // its "hooks" list; a nil element was removed
 	dirty   bool
 }
 
 func parseSettingsGroup(raw json.RawMessage) *settingsGroup {
 	g := &settingsGroup{raw: raw}
-	obj, ok := parseSettingsObject(raw)
+	obj, ok := jsonedit.ParseObject(raw)
 	if !ok {
 		return g
 	}
-	hooksRaw, ok := obj.get("hooks")
+	hooksRaw, ok := obj.Get("hooks")
 	if !ok {
 		return g
 	}
-	entries, ok := parseSettingsArray(hooksRaw)
+	entries, ok := jsonedit.ParseArray(hooksRaw)
 	if !ok {
 		return g
 	}
@@ -499,7 +498,7 @@ func parseSettingsGroup(raw json.RawMessage) *settingsGroup {
 // matcher returns the group's matcher; "" when it has none. A matcher that is not a
 // string is returned as its JSON so that it never equals a registration's.
 func (g *settingsGroup) matcher() string {
-	raw, ok := g.obj.get("matcher")
+	raw, ok := g.obj.Get("matcher")
 	if !ok {
 		return ""
 	}
@@ -512,9 +511,9 @@ func (g *settingsGroup) matcher() string {
 
 func (g *settingsGroup) setMatcher(m string) {
 	if m == "" {
-		g.obj.remove("matcher")
+		g.obj.Remove("matcher")
 	} else {
-		g.obj.set("matcher", encodeSettingsString(m))
+		g.obj.Set("matcher", jsonedit.String(m))
 	}
 	g.dirty = true
 }
@@ -564,11 +563,11 @@ func ctxEntrySubcommand(entry json.RawMessage) (string, bool) {
 
 // ctxEntryCommand reads a hook entry's command with ctxHookCommand.
 func ctxEntryCommand(entry json.RawMessage) (bin, sub string, ok bool) {
-	obj, ok := parseSettingsObject(entry)
+	obj, ok := jsonedit.ParseObject(entry)
 	if !ok {
 		return "", "", false
 	}
-	raw, ok := obj.get("command")
+	raw, ok := obj.Get("command")
 	if !ok {
 		return "", "", false
 	}
@@ -581,25 +580,25 @@ func ctxEntryCommand(entry json.RawMessage) (bin, sub string, ok bool) {
 
 // updatedCtxEntry sets r's type, command and timeout in an existing entry, keeping any other
 // keys the user added (and their order).
-func updatedCtxEntry(entry json.RawMessage, r Registration, l settingsLayout) json.RawMessage {
-	obj, _ := parseSettingsObject(entry)
-	obj.set("type", encodeSettingsString("command"))
-	obj.set("command", encodeSettingsString(r.Command))
+func updatedCtxEntry(entry json.RawMessage, r Registration, l jsonedit.Layout) json.RawMessage {
+	obj, _ := jsonedit.ParseObject(entry)
+	obj.Set("type", jsonedit.String("command"))
+	obj.Set("command", jsonedit.String(r.Command))
 	if r.Timeout > 0 {
-		obj.set("timeout", json.RawMessage(fmt.Sprint(r.Timeout)))
+		obj.Set("timeout", json.RawMessage(fmt.Sprint(r.Timeout)))
 	} else {
-		obj.remove("timeout")
+		obj.Remove("timeout")
 	}
-	return obj.encode(l, depthEntry)
+	return obj.Encode(l, depthEntry)
 }
 
-func newCtxGroup(r Registration, l settingsLayout) *settingsGroup {
-	var g settingsObject
+func newCtxGroup(r Registration, l jsonedit.Layout) *settingsGroup {
+	var g jsonedit.Object
 	if r.Matcher != "" {
-		g.set("matcher", encodeSettingsString(r.Matcher))
+		g.Set("matcher", jsonedit.String(r.Matcher))
 	}
-	g.set("hooks", encodeSettingsArray([]json.RawMessage{updatedCtxEntry(json.RawMessage("{}"), r, l)}, l, depthGroupHooks))
-	return &settingsGroup{raw: g.encode(l, depthGroup)}
+	g.Set("hooks", jsonedit.EncodeArray([]json.RawMessage{updatedCtxEntry(json.RawMessage("{}"), r, l)}, l, depthGroupHooks))
+	return &settingsGroup{raw: g.Encode(l, depthGroup)}
 }
 
 // ctxSystemSubcommand reports whether command runs ctx's hook plumbing and returns its
@@ -747,327 +746,36 @@ func quoteCtxBin(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// settingsDoc is a parsed settings file: its top-level members and where each value
-// lies in the input, so that only the "hooks" value is ever rewritten.
-type settingsDoc struct {
-	in         []byte
-	top        settingsObject
-	spans      [][2]int // byte range of each top-level value in in
-	open       int      // offset of the top-level "{"; -1 for empty input
-	close      int      // offset just after the top-level "}"
-	hooksIndex int      // index in top of the "hooks" member Claude Code reads (the last); -1 if none
-}
-
-func parseSettingsDoc(in []byte) (*settingsDoc, error) {
-	doc := &settingsDoc{in: in, open: -1, hooksIndex: -1}
-	if len(bytes.TrimSpace(in)) == 0 {
-		return doc, nil
+// parseSettings parses a settings file's content; content that is not a JSON object is
+// an error matching ErrSettingsInvalid. Empty content is {}.
+func parseSettings(in []byte) (*jsonedit.Doc, error) {
+	doc, err := jsonedit.Parse(in)
+	if err != nil {
+		return nil, &settingsInvalidError{err}
 	}
-	if !json.Valid(in) {
-		var v any
-		err := json.Unmarshal(in, &v)
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			line, col := settingsLineColumn(in, syn.Offset)
-			return nil, settingsInvalid("invalid JSON at line %d, column %d: %w", line, col, err)
-		}
-		return nil, settingsInvalid("invalid JSON: %w", err)
-	}
-	doc.open = len(in) - len(bytes.TrimLeft(in, " \t\r\n"))
-	if in[doc.open] != '{' {
-		return nil, settingsInvalid("the top level is %s, not an object", settingsJSONKind(in))
-	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	if _, err := dec.Token(); err != nil {
-		return nil, settingsInvalid("invalid JSON: %w", err)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, settingsInvalid("invalid JSON: %w", err)
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, settingsInvalid("invalid JSON: %w", err)
-		}
-		end := int(dec.InputOffset())
-		doc.top = append(doc.top, settingsMember{key, value})
-		doc.spans = append(doc.spans, [2]int{end - len(value), end})
-		if key == "hooks" {
-			doc.hooksIndex = len(doc.top) - 1
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, settingsInvalid("invalid JSON: %w", err)
-	}
-	doc.close = int(dec.InputOffset())
 	return doc, nil
 }
 
-// hooks returns the parsed "hooks" object; none yet is an empty one.
-func (d *settingsDoc) hooks() (settingsObject, error) {
-	if d.hooksIndex < 0 {
+// settingsHooks returns the parsed "hooks" object; none yet is an empty one.
+func settingsHooks(doc *jsonedit.Doc) (jsonedit.Object, error) {
+	raw, ok := doc.Get(keyHooks)
+	if !ok {
 		return nil, nil
 	}
-	raw := d.top[d.hooksIndex].value
-	obj, ok := parseSettingsObject(raw)
+	obj, ok := jsonedit.ParseObject(raw)
 	if !ok {
-		return nil, settingsInvalid(`"hooks" is %s, not an object`, settingsJSONKind(raw))
+		return nil, settingsInvalid(`"hooks" is %s, not an object`, jsonedit.Kind(raw))
 	}
 	return obj, nil
 }
 
-// settingsLayout is how the file is indented, so that what ctx adds looks like the rest.
-type settingsLayout struct {
-	unit    string // one indentation step
-	compact bool   // the file is written on one line
-}
+const keyHooks = "hooks"
 
-var (
-	defaultSettingsLayout = settingsLayout{unit: "  "}
-	compactSettingsLayout = settingsLayout{compact: true}
-)
-
-// Nesting depths of the parts of "hooks" that ctx writes, the top-level object being 0.
+// Nesting depths of the parts of a settings file ctx writes, the top-level object being 0.
 const (
-	depthHooks      = 1 // "hooks": {...}
+	depthMember     = 1 // a top-level value: "hooks": {...}, "statusLine": {...}
 	depthEvent      = 2 // "PreToolUse": [...]
 	depthGroup      = 3 // {"matcher": ..., "hooks": [...]}
 	depthGroupHooks = 4 // "hooks": [...] inside a group
 	depthEntry      = 5 // {"type": "command", ...}
 )
-
-// layout reads the indentation step from the first top-level member's line: members of
-// the top-level object are indented by exactly one step.
-func (d *settingsDoc) layout() settingsLayout {
-	if len(d.top) == 0 {
-		return defaultSettingsLayout
-	}
-	if !bytes.Contains(d.in[d.open:d.close], []byte("\n")) {
-		return compactSettingsLayout
-	}
-	if unit := settingsLineIndent(d.in, d.spans[0][0]); unit != "" {
-		return settingsLayout{unit: unit}
-	}
-	return defaultSettingsLayout
-}
-
-// withHooks returns the input with the "hooks" value replaced by hooks (or added as the
-// last key); every other byte is the input's.
-func (d *settingsDoc) withHooks(hooks json.RawMessage, l settingsLayout) []byte {
-	if len(d.top) == 0 {
-		obj := "{\n" + l.unit + `"hooks": ` + string(hooks) + "\n}"
-		if d.open < 0 {
-			return []byte(obj + "\n")
-		}
-		return spliceSettings(d.in, d.open, d.close, obj)
-	}
-	if d.hooksIndex >= 0 {
-		span := d.spans[d.hooksIndex]
-		return spliceSettings(d.in, span[0], span[1], string(hooks))
-	}
-	end := d.spans[len(d.spans)-1][1]
-	if l.compact {
-		return spliceSettings(d.in, end, end, `,"hooks":`+string(hooks))
-	}
-	return spliceSettings(d.in, end, end, ",\n"+l.unit+`"hooks": `+string(hooks))
-}
-
-func spliceSettings(in []byte, start, end int, with string) []byte {
-	out := make([]byte, 0, len(in)-(end-start)+len(with))
-	out = append(out, in[:start]...)
-	out = append(out, with...)
-	return append(out, in[end:]...)
-}
-
-// settingsLineIndent returns the spaces and tabs that begin the line holding offset.
-func settingsLineIndent(in []byte, offset int) string {
-	start := bytes.LastIndexByte(in[:offset], '\n') + 1
-	end := start
-	for end < offset && (in[end] == ' ' || in[end] == '\t') {
-		end++
-	}
-	return string(in[start:end])
-}
-
-func settingsLineColumn(in []byte, offset int64) (line, col int) {
-	if offset > int64(len(in)) {
-		offset = int64(len(in))
-	}
-	before := in[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
-	return line, col
-}
-
-// settingsJSONKind names the kind of a JSON value for an error message.
-func settingsJSONKind(raw []byte) string {
-	t := bytes.TrimLeft(raw, " \t\r\n")
-	if len(t) == 0 {
-		return "empty"
-	}
-	switch t[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
-}
-
-// sameSettingsJSON reports whether a and b hold the same JSON value, whatever their
-// spacing.
-func sameSettingsJSON(a, b json.RawMessage) bool {
-	decode := func(raw json.RawMessage) (any, error) {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var v any
-		err := dec.Decode(&v)
-		return v, err
-	}
-	va, errA := decode(a)
-	vb, errB := decode(b)
-	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
-}
-
-// settingsObject is a JSON object with its keys in file order and its values as they
-// were written, so that re-encoding it changes nothing that ctx did not change.
-type settingsObject []settingsMember
-
-type settingsMember struct {
-	key   string
-	value json.RawMessage
-}
-
-func parseSettingsObject(raw json.RawMessage) (settingsObject, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	obj := settingsObject{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, false
-		}
-		obj = append(obj, settingsMember{key, value})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, false
-	}
-	return obj, true
-}
-
-// get returns the last value for key, the one JSON parsers keep.
-func (o settingsObject) get(key string) (json.RawMessage, bool) {
-	for i := len(o) - 1; i >= 0; i-- {
-		if o[i].key == key {
-			return o[i].value, true
-		}
-	}
-	return nil, false
-}
-
-// set replaces the last value for key in place, or appends the key.
-func (o *settingsObject) set(key string, value json.RawMessage) {
-	for i := len(*o) - 1; i >= 0; i-- {
-		if (*o)[i].key == key {
-			(*o)[i].value = value
-			return
-		}
-	}
-	*o = append(*o, settingsMember{key, value})
-}
-
-func (o *settingsObject) remove(key string) {
-	kept := (*o)[:0]
-	for _, m := range *o {
-		if m.key != key {
-			kept = append(kept, m)
-		}
-	}
-	*o = kept
-}
-
-// encode writes the object at the given nesting depth. Values are written as they are:
-// the user's come from the same depth of the same file, so they keep their own layout.
-func (o settingsObject) encode(l settingsLayout, depth int) json.RawMessage {
-	elems := make([][]byte, len(o))
-	for i, m := range o {
-		sep := ": "
-		if l.compact {
-			sep = ":"
-		}
-		elems[i] = append(append(encodeSettingsString(m.key), sep...), m.value...)
-	}
-	return encodeSettingsList('{', '}', elems, l, depth)
-}
-
-func parseSettingsArray(raw json.RawMessage) ([]json.RawMessage, bool) {
-	t := bytes.TrimLeft(raw, " \t\r\n")
-	if len(t) == 0 || t[0] != '[' {
-		return nil, false
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, false
-	}
-	return elems, true
-}
-
-func encodeSettingsArray(elems []json.RawMessage, l settingsLayout, depth int) json.RawMessage {
-	items := make([][]byte, len(elems))
-	for i, e := range elems {
-		items[i] = e
-	}
-	return encodeSettingsList('[', ']', items, l, depth)
-}
-
-// encodeSettingsList writes an object's members or an array's elements between open and
-// close, one per line at depth+1, as json.MarshalIndent would.
-func encodeSettingsList(open, close byte, items [][]byte, l settingsLayout, depth int) json.RawMessage {
-	var buf bytes.Buffer
-	buf.WriteByte(open)
-	for i, item := range items {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		if !l.compact {
-			buf.WriteByte('\n')
-			buf.WriteString(strings.Repeat(l.unit, depth+1))
-		}
-		buf.Write(item)
-	}
-	if len(items) > 0 && !l.compact {
-		buf.WriteByte('\n')
-		buf.WriteString(strings.Repeat(l.unit, depth))
-	}
-	buf.WriteByte(close)
-	return buf.Bytes()
-}
-
-// encodeSettingsString encodes s as a JSON string without Go's HTML escaping, which
-// would turn a "&" in a command into \u0026.
-func encodeSettingsString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}

@@ -3,6 +3,8 @@ package claude
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/ctxtools/ctx/internal/jsonedit"
 )
 
 // StatusLine is Claude Code's statusLine setting as a settings file holds it.
@@ -13,11 +15,11 @@ type StatusLine struct {
 
 // ReadStatusLine returns the statusLine setting of a settings file's content.
 func ReadStatusLine(in []byte) (StatusLine, error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return StatusLine{}, err
 	}
-	raw, ok := doc.top.get(keyStatusLine)
+	raw, ok := doc.Get(keyStatusLine)
 	if !ok {
 		return StatusLine{}, nil
 	}
@@ -81,45 +83,23 @@ func shellQuote(s string) string {
 // setting's other keys (padding) and every other byte of the file. changed is false
 // when the setting already runs it.
 func MergeStatusLine(in []byte, command string) (out []byte, changed bool, err error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return nil, false, err
 	}
-	layout := doc.layout()
-	obj := settingsObject{}
-	index := -1
-	for i, m := range doc.top {
-		if m.key == keyStatusLine {
-			index = i
+	obj := jsonedit.Object{}
+	if raw, ok := doc.Get(keyStatusLine); ok {
+		if obj, ok = jsonedit.ParseObject(raw); !ok {
+			return nil, false, settingsInvalid(`"statusLine" is %s, not an object`, jsonedit.Kind(raw))
 		}
 	}
-	if index >= 0 {
-		var ok bool
-		if obj, ok = parseSettingsObject(doc.top[index].value); !ok {
-			return nil, false, settingsInvalid(`"statusLine" is %s, not an object`, settingsJSONKind(doc.top[index].value))
-		}
-	}
-	before := obj.encode(compactSettingsLayout, depthHooks)
-	obj.set("type", encodeSettingsString("command"))
-	obj.set("command", encodeSettingsString(command))
-	if sameSettingsJSON(before, obj.encode(compactSettingsLayout, depthHooks)) {
+	before := obj.Encode(jsonedit.Compact, depthMember)
+	obj.Set("type", jsonedit.String("command"))
+	obj.Set("command", jsonedit.String(command))
+	if jsonedit.Equal(before, obj.Encode(jsonedit.Compact, depthMember)) {
 		return in, false, nil
 	}
-	value := string(obj.encode(layout, depthHooks))
-	switch {
-	case index >= 0:
-		span := doc.spans[index]
-		return spliceSettings(doc.in, span[0], span[1], value), true, nil
-	case len(doc.top) == 0 && doc.open < 0:
-		return []byte("{\n" + layout.unit + `"statusLine": ` + value + "\n}\n"), true, nil
-	case len(doc.top) == 0:
-		return spliceSettings(doc.in, doc.open, doc.close, "{\n"+layout.unit+`"statusLine": `+value+"\n}"), true, nil
-	}
-	end := doc.spans[len(doc.spans)-1][1]
-	if layout.compact {
-		return spliceSettings(doc.in, end, end, `,"statusLine":`+value), true, nil
-	}
-	return spliceSettings(doc.in, end, end, ",\n"+layout.unit+`"statusLine": `+value), true, nil
+	return doc.Set(keyStatusLine, obj.Encode(doc.Layout(), depthMember)), true, nil
 }
 
 // WriteStatusLine sets the statusLine of the settings file at path to command, as

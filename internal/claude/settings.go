@@ -7,9 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
 
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/jsonedit"
@@ -84,25 +81,6 @@ func Registrations(ctxBin string) []Registration {
 		// Auto-approve: answers only when it is on for the session (docs/guard.md).
 		reg(EventPermissionRequest, "*", "permission-request", ctxHookTimeout),
 	}
-}
-
-// HookCommand returns the shell command a hook registration runs:
-//
-//	command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system SUBCOMMAND
-//
-// Claude Code runs it with `sh -c`. On a machine without ctx (a teammate's, who cloned
-// a project whose committed settings register ctx) it exits 0 and prints nothing,
-// instead of failing with "ctx: not found" on every prompt and tool call. Where ctx
-// exists, exec hands it the hook's stdin and makes its exit status the hook's. ctxBin
-// is quoted for the shell when it needs to be; an empty ctxBin means "ctx". The same
-// ctxBin gives the same bytes at every settings level, which is what lets Claude Code
-// run a hook registered at two levels once.
-func HookCommand(ctxBin, sub string) string {
-	bin := "ctx"
-	if ctxBin != "" {
-		bin = quoteCtxBin(ctxBin)
-	}
-	return "command -v " + bin + " >/dev/null 2>&1 || exit 0; exec " + bin + " system " + sub
 }
 
 // MergeSettings returns the settings JSON with ctx's hooks merged in. Everything else
@@ -599,151 +577,6 @@ func newCtxGroup(r Registration, l jsonedit.Layout) *settingsGroup {
 	}
 	g.Set("hooks", jsonedit.EncodeArray([]json.RawMessage{updatedCtxEntry(json.RawMessage("{}"), r, l)}, l, depthGroupHooks))
 	return &settingsGroup{raw: g.Encode(l, depthGroup)}
-}
-
-// ctxSystemSubcommand reports whether command runs ctx's hook plumbing and returns its
-// subcommand; see ctxHookCommand.
-func ctxSystemSubcommand(command string) (string, bool) {
-	_, sub, ok := ctxHookCommand(command)
-	return sub, ok
-}
-
-// ctxHookCommand reads a hook command in any form ctx has written: `BIN system SUB`,
-// where BIN's base name is ctx (a bare "ctx", or a path, quoted or not), and
-// HookCommand's `command -v BIN >/dev/null 2>&1 || exit 0; exec BIN system SUB`, where
-// BIN may have any name as long as both words name the same binary (a renamed ctx
-// that --local registered by its path). It returns BIN unquoted and SUB ("" when the
-// command stops after "system"); ok is false for any other command, which then
-// belongs to the user and is never touched.
-func ctxHookCommand(command string) (bin, sub string, ok bool) {
-	words := ctxCommandWords(command)
-	if guardBin, rest, guarded := cutCtxGuard(words); guarded {
-		if len(rest) > 0 && rest[0] == "exec" {
-			rest = rest[1:]
-		}
-		if len(rest) < 2 || rest[0] != guardBin || rest[1] != "system" {
-			return "", "", false
-		}
-		words = rest
-	} else if len(words) < 2 || words[1] != "system" || !isCtxBinary(words[0]) {
-		return "", "", false
-	}
-	if len(words) > 2 {
-		sub = words[2]
-	}
-	return words[0], sub, true
-}
-
-// cutCtxGuard returns the binary HookCommand's guard tests and what follows the guard,
-// `command -v BIN >/dev/null 2>&1 || exit 0;` (redirections in any POSIX spelling),
-// when words begin with it.
-func cutCtxGuard(words []string) (bin string, rest []string, ok bool) {
-	if len(words) < 3 || words[0] != "command" || words[1] != "-v" {
-		return "", nil, false
-	}
-	i := 3
-	for i < len(words) {
-		m := shellRedirection().FindStringSubmatch(words[i])
-		if m == nil {
-			break
-		}
-		i++
-		if m[1] == "" {
-			i++ // the target is the next word: `> /dev/null`
-		}
-	}
-	if i+2 >= len(words) || words[i] != "||" || words[i+1] != "exit" {
-		return "", nil, false
-	}
-	switch {
-	case words[i+2] == "0;":
-		return words[2], words[i+3:], true
-	case words[i+2] == "0" && i+3 < len(words) && words[i+3] == ";":
-		return words[2], words[i+4:], true
-	}
-	return "", nil, false
-}
-
-// shellRedirection matches a word that redirects output, e.g. ">/dev/null" or "2>&1";
-// its group is the target when it is written in the same word.
-var shellRedirection = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[0-9]*|&)>>?&?(.*)$`) })
-
-// isCtxBinary reports whether a command word names ctx: its base name is ctx (ctx.exe
-// on Windows).
-func isCtxBinary(word string) bool {
-	base := word
-	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
-		base = base[i+1:]
-	}
-	if len(base) > 4 && strings.EqualFold(base[len(base)-4:], ".exe") {
-		base = base[:len(base)-4]
-	}
-	return base == "ctx"
-}
-
-// ctxCommandWords splits a POSIX shell command into words, honouring quotes and
-// backslashes; that is enough to read a quoted binary path and the words of
-// HookCommand's guard. Operators are words only where spaces set them apart, as
-// HookCommand writes them: "0;" is one word.
-func ctxCommandWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord, single, double := false, false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case single:
-			if c == '\'' {
-				single = false
-			} else {
-				cur.WriteByte(c)
-			}
-		case double:
-			switch {
-			case c == '"':
-				double = false
-			case c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0:
-				i++
-				cur.WriteByte(s[i])
-			default:
-				cur.WriteByte(c)
-			}
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			inWord = true
-			switch {
-			case c == '\'':
-				single = true
-			case c == '"':
-				double = true
-			case c == '\\' && i+1 < len(s):
-				i++
-				cur.WriteByte(s[i])
-			default:
-				cur.WriteByte(c)
-			}
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
-var ctxBinSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
-
-// quoteCtxBin quotes s as one word for a POSIX shell, which is what Claude Code runs hook
-// commands with.
-func quoteCtxBin(s string) string {
-	if ctxBinSafe().MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // parseSettings parses a settings file's content; content that is not a JSON object is

@@ -65,7 +65,7 @@ func TestRegistrationsQuoteTheBinary(t *testing.T) {
 		{"ctx", "command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop"},
 		{"/home/me/go/bin/ctx", guarded("/home/me/go/bin/ctx", "stop")},
 		{"/Users/Jane Doe/bin/ctx", guarded("'/Users/Jane Doe/bin/ctx'", "stop")},
-		{"/opt/it's/ctx", guarded(`'/opt/it'\''s/ctx'`, "stop")},
+		{"/opt/it's/ctx", guarded(`"/opt/it's/ctx"`, "stop")},
 		{`C:\Program Files\ctx\ctx.exe`, guarded(`'C:\Program Files\ctx\ctx.exe'`, "stop")},
 	}
 	for _, tt := range tests {
@@ -114,6 +114,9 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"command -v ctx > /dev/null 2>&1 || exit 0 ; ctx system stop", "stop", true},
 		{"command -v ctx >/dev/null || exit 0; exec ctx system stop --fast", "stop", true},
 		{"command -v ctx &>/dev/null || exit 0; exec ctx system", "", true},
+		{"command -v ctx >/dev/null 2>&1 ||\n  exit 0\nexec ctx system stop", "stop", true},
+		// The quoting of ctx before it used syntax.Quote.
+		{guarded(`'/opt/it'\''s/ctx'`, "stop"), "stop", true},
 		// A renamed ctx that init --local named by its path: the guard and the exec
 		// name the same binary.
 		{guarded("/home/me/bin/ctx-dev", "stop"), "stop", true},
@@ -127,6 +130,14 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"command -v ctx >/dev/null 2>&1 && ctx system stop", "", false},
 		{"exec ctx system stop", "", false},
 		{"command -v ctx", "", false},
+		// More than ctx's one command: the person's (a hand lexer once read the first
+		// words and took these for ctx's).
+		{"ctx system stop | tee -a log", "", false},
+		{"ctx system stop; notify-send done", "", false},
+		{"ctx system stop && say done", "", false},
+		{"command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop; say done", "", false},
+		{"X=1 ctx system stop", "", false},
+		{"ctx system 'stop", "", false}, // does not parse
 	}
 	for _, tt := range tests {
 		sub, ok := ctxSystemSubcommand(tt.command)

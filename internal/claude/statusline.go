@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/ctxtools/ctx/internal/jsonedit"
 )
@@ -32,52 +31,6 @@ func ReadStatusLine(in []byte) (StatusLine, error) {
 }
 
 const keyStatusLine = "statusLine"
-
-// StatusLineCommand returns the statusLine command that runs `ctx statusline`, chaining
-// to chained (the person's own status-line command, "" for none). Like HookCommand it
-// is quiet where ctx is absent, and there the person's own command still runs:
-//
-//	command -v ctx >/dev/null 2>&1 || exit 0; exec ctx statusline
-//	if command -v ctx >/dev/null 2>&1; then exec ctx statusline -- 'CMD' ; else exec sh -c 'CMD' ; fi
-func StatusLineCommand(ctxBin, chained string) string {
-	bin := "ctx"
-	if ctxBin != "" {
-		bin = quoteCtxBin(ctxBin)
-	}
-	if chained == "" {
-		return "command -v " + bin + " >/dev/null 2>&1 || exit 0; exec " + bin + " statusline"
-	}
-	q := shellQuote(chained)
-	return "if command -v " + bin + " >/dev/null 2>&1; then exec " + bin + " statusline -- " + q + " ; else exec sh -c " + q + " ; fi"
-}
-
-// CtxStatusLine reports whether a statusLine command runs ctx's, and the command it
-// chains to ("" for none).
-func CtxStatusLine(command string) (isCtx bool, chained string) {
-	words := ctxCommandWords(command)
-	guarded := "" // the binary StatusLineCommand's guard tests, which may be a renamed ctx
-	for i := 0; i+2 < len(words); i++ {
-		if words[i] == "command" && words[i+1] == "-v" {
-			guarded = words[i+2]
-			break
-		}
-	}
-	for i := 0; i+1 < len(words); i++ {
-		runs := i == 0 || words[i-1] == "exec" // a command word, not an argument of echo
-		if runs && (isCtxBinary(words[i]) || words[i] == guarded) && words[i+1] == "statusline" {
-			if i+3 < len(words) && words[i+2] == "--" {
-				chained = words[i+3]
-			}
-			return true, chained
-		}
-	}
-	return false, ""
-}
-
-// shellQuote quotes s as one word for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // MergeStatusLine returns the settings with statusLine set to run command, keeping the
 // setting's other keys (padding) and every other byte of the file. changed is false

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -137,19 +138,7 @@ func TranscriptFor(ws *loader.Workspace, id string, getenv func(string) string) 
 	if err != nil || safe != id {
 		return "" // an id that is no file name cannot name a transcript
 	}
-	config := getenv("CLAUDE_CONFIG_DIR")
-	if config == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		config = filepath.Join(home, ".claude")
-	}
-	matches, _ := filepath.Glob(filepath.Join(config, "projects", "*", id+".jsonl"))
-	if len(matches) == 0 {
-		return ""
-	}
-	return matches[0]
+	return claude.FindTranscript(getenv, id)
 }
 
 // staleCycleAge is when a cycle's session is long over: Claude Code resumes sessions

@@ -36,7 +36,7 @@ func UsageConfig(ws *loader.Workspace) (usage.Config, error) {
 }
 
 // ReadUsage reads the context usage from a transcript with the workspace's settings and
-// Claude Code's configuration (usage.DetectClient), which set the window and the budget.
+// Claude Code's configuration (claude.DetectClient), which set the window and the budget.
 func ReadUsage(ws *loader.Workspace, transcript string, client usage.Client) (*usage.Usage, error) {
 	cfg, err := UsageConfig(ws)
 	if err != nil {

@@ -1,12 +1,9 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
+
+	"github.com/ctxtools/ctx/internal/claude"
 )
 
 // EnvClaudePID names the claude process in the environment of its hooks and tools.
@@ -36,38 +33,5 @@ func CurrentID(getenv func(string) string) (id, source string) {
 // SessionOfProcess returns the session id Claude Code records for its process pid in
 // <config>/sessions/<pid>.json, or "" when there is no such record.
 func SessionOfProcess(getenv func(string) string, pid string) string {
-	if n, err := strconv.Atoi(pid); err != nil || n <= 0 || strconv.Itoa(n) != pid {
-		return "" // not a process id: never a path
-	}
-	config, err := claudeConfigDir(getenv)
-	if err != nil {
-		return ""
-	}
-	data, err := os.ReadFile(filepath.Join(config, "sessions", pid+".json"))
-	if err != nil {
-		return ""
-	}
-	var rec struct {
-		PID       int    `json:"pid"`
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(data, &rec) != nil || (rec.PID != 0 && strconv.Itoa(rec.PID) != pid) {
-		return ""
-	}
-	return rec.SessionID
-}
-
-// claudeConfigDir is Claude Code's folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
-func claudeConfigDir(getenv func(string) string) (string, error) {
-	if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-		return dir, nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("claude config folder: %w", err)
-		}
-	}
-	return filepath.Join(home, ".claude"), nil
+	return claude.SessionOfProcess(getenv, pid)
 }

@@ -76,7 +76,7 @@ func runDoctor(opts *doctorOptions) error {
 
 	// The level to check: --global's, else the project's own file, else wherever ctx's
 	// hooks are registered for this project.
-	registered := claude.CtxHookFiles(claude.SettingsFiles(ws.Root, opts.Getenv, opts.home()), "")
+	registered := claude.CtxHookFiles(claude.SettingsFiles(ws.Root, opts.Getenv), "")
 	level := claude.LevelProject
 	if opts.Global {
 		level = claude.LevelUser
@@ -89,7 +89,10 @@ func runDoctor(opts *doctorOptions) error {
 		}
 	}
 	bin, _ := hookBinary(level)
-	settings, skillsDir := opts.claudeDirs(ws.Root, level)
+	settings, skillsDir, err := opts.claudeDirs(ws.Root, level)
+	if err != nil {
+		return err
+	}
 	fix := initCommand(level)
 	data, err := os.ReadFile(settings)
 	hookBins := map[string]bool{}
@@ -186,7 +189,7 @@ func runDoctor(opts *doctorOptions) error {
 			report(false, "PATH", fmt.Sprintf("ctx on PATH is %s but the hooks call %s; run `ctx init` with the ctx you want", abs, strings.Join(keys(hookBins), ", ")))
 		}
 	}
-	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv, opts.home())
+	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv)
 	checkClient(opts.Out, s)
 	if problems > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}

@@ -104,18 +104,13 @@ func settingsLevel(global, local bool) claude.Level {
 }
 
 // home is the user's home folder, from the environment ctx was given.
-func (a *App) home() string {
-	if h := a.Getenv("HOME"); h != "" {
-		return h
+// claudeDirs returns the settings file and skills folder of a settings level; the
+// user's level fails when no home folder is known.
+func (a *App) claudeDirs(root string, level claude.Level) (settings, skillsDir string, err error) {
+	if settings, err = claude.SettingsPath(root, level, a.Getenv); err != nil {
+		return "", "", err
 	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// claudeDirs returns the settings file and skills folder of a settings level.
-func (a *App) claudeDirs(root string, level claude.Level) (settings, skillsDir string) {
-	settings = claude.SettingsPath(root, level, a.Getenv, a.home())
-	return settings, filepath.Join(filepath.Dir(settings), "skills")
+	return settings, filepath.Join(filepath.Dir(settings), "skills"), nil
 }
 
 // levelWords says whose a settings file is, for init's and doctor's output.
@@ -156,7 +151,10 @@ func runInit(opts *initOptions) error {
 	}
 	level := settingsLevel(opts.Global, opts.Local)
 	bin, note := hookBinary(level)
-	settings, skillsDir := opts.claudeDirs(root, level)
+	settings, skillsDir, err := opts.claudeDirs(root, level)
+	if err != nil {
+		return err
+	}
 	prefix := ""
 	if opts.DryRun {
 		prefix = "would "
@@ -166,7 +164,7 @@ func runInit(opts *initOptions) error {
 	// Claude Code runs a hook registered at two levels twice unless the two commands
 	// are byte for byte the same, which an older ctx or another binary breaks.
 	if !opts.Force {
-		others := claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv, opts.home()), settings)
+		others := claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv), settings)
 		if len(others) > 0 {
 			o := others[0]
 			return inputError(fmt.Errorf("init: ctx's hooks are already registered in %s (%s settings); adding them to %s too could run each hook twice: remove ctx's entries there, or pass --force to install anyway", o.Path, o.Level, settings))

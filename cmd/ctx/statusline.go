@@ -191,7 +191,7 @@ func installStatusLine(opts *initOptions, root string, level claude.Level, setti
 		}
 		chained = own.Command
 	default:
-		for _, f := range claude.SettingsFiles(root, opts.Getenv, opts.home()) {
+		for _, f := range claude.SettingsFiles(root, opts.Getenv) {
 			if f.Path == settings {
 				continue
 			}
@@ -247,8 +247,8 @@ func readStatusLine(path string) (claude.StatusLine, error) {
 // checkStatusLine says, for `ctx doctor`, whether Claude Code's status line runs
 // `ctx statusline`. Without it ctx takes the window from the model table, which is
 // right for most plans: a note, not a failure.
-func checkStatusLine(out io.Writer, s style, root string, getenv func(string) string, home string) {
-	for _, f := range claude.SettingsFiles(root, getenv, home) {
+func checkStatusLine(out io.Writer, s style, root string, getenv func(string) string) {
+	for _, f := range claude.SettingsFiles(root, getenv) {
 		sl, err := readStatusLine(f.Path)
 		if err != nil || !sl.Present {
 			continue

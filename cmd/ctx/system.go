@@ -191,7 +191,7 @@ func (h *hookRun) firstRun() bool {
 // point: its environment (hooks inherit the client's), its settings files for the
 // project the hook runs in, and the running client's flags.
 func (h *hookRun) client() usage.Client {
-	c := usage.DetectClient(h.Getenv, h.Getenv("HOME"), cmp.Or(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
+	c := claude.DetectClient(h.Getenv, cmp.Or(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS.Root))
 	c.KnownWindow = session.KnownWindow(h.WS, h.Getenv, h.SessionID) // what `ctx statusline` recorded
 	return c
 }

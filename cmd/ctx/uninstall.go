@@ -81,7 +81,10 @@ func runUninstall(opts *uninstallOptions) error {
 		return err
 	}
 	level := settingsLevel(opts.Global, opts.Local)
-	settings, skillsDir := opts.claudeDirs(root, level)
+	settings, skillsDir, err := opts.claudeDirs(root, level)
+	if err != nil {
+		return err
+	}
 	prefix := "removed"
 	if opts.DryRun {
 		prefix = "would remove"
@@ -103,7 +106,7 @@ func runUninstall(opts *uninstallOptions) error {
 		fmt.Fprintf(w, "hooks     %s ctx's hooks and status line from %s; your own entries stay\n", prefix, settings)
 	}
 
-	for _, o := range claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv, opts.home()), settings) {
+	for _, o := range claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv), settings) {
 		fmt.Fprintf(w, "note      ctx's hooks are still in %s (%s settings): `%s` removes them\n", o.Path, o.Level, strings.Replace(initCommand(o.Level), "ctx init", "ctx uninstall", 1))
 	}
 

@@ -261,89 +261,13 @@ func readSettingsFile(path string) (data []byte, mode fs.FileMode, existed bool,
 	return data, info.Mode().Perm(), true, nil
 }
 
-// Level is one of the settings files Claude Code reads hooks from, named by whose it is.
-type Level int
-
-const (
-	// LevelProject is the project's .claude/settings.json, committed and shared with
-	// the team.
-	LevelProject Level = iota
-	// LevelLocal is the project's .claude/settings.local.json: one person's, not
-	// committed.
-	LevelLocal
-	// LevelUser is the user's settings.json, for every project of that person.
-	LevelUser
-)
-
-// String names the level as ctx's messages do: "project", "local" or "user".
-func (l Level) String() string {
-	switch l {
-	case LevelLocal:
-		return "local"
-	case LevelUser:
-		return "user"
-	}
-	return "project"
-}
-
-// SettingsPath returns a level's settings file: the project's .claude/settings.json or
-// .claude/settings.local.json, or the user's settings, in $CLAUDE_CONFIG_DIR when that
-// is set (Claude Code moves its whole ~/.claude there) and ~/.claude otherwise.
-func SettingsPath(projectDir string, level Level, getenv func(string) string, home string) string {
-	switch level {
-	case LevelLocal:
-		return filepath.Join(projectDir, ".claude", "settings.local.json")
-	case LevelUser:
-		if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-			return filepath.Join(dir, "settings.json")
-		}
-		return filepath.Join(home, ".claude", "settings.json")
-	}
-	return filepath.Join(projectDir, ".claude", "settings.json")
-}
-
-// SettingsFile is a settings file Claude Code reads hooks from, with its level.
-type SettingsFile struct {
-	Level Level
-	Path  string
-}
-
-// SettingsFiles returns the files Claude Code reads hooks from in projectDir: the
-// user's, the project's and the project's local one, each file once (in the home
-// folder the project's settings file is the user's).
-func SettingsFiles(projectDir string, getenv func(string) string, home string) []SettingsFile {
-	var files []SettingsFile
-	for _, level := range []Level{LevelUser, LevelProject, LevelLocal} {
-		path := SettingsPath(projectDir, level, getenv, home)
-		dup := false
-		for _, f := range files {
-			dup = dup || sameSettingsFile(f.Path, path)
-		}
-		if !dup {
-			files = append(files, SettingsFile{level, path})
-		}
-	}
-	return files
-}
-
-// sameSettingsFile reports whether a and b name the same file: the same clean path, or
-// the same existing file through a link.
-func sameSettingsFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
-}
-
 // CtxHookFiles returns the files among files, other than the file at except (none when
 // except is ""), that register any ctx hook. A file that is missing, unreadable or not
 // valid settings is left out: whoever writes it reports that.
 func CtxHookFiles(files []SettingsFile, except string) []SettingsFile {
 	var out []SettingsFile
 	for _, f := range files {
-		if except != "" && sameSettingsFile(f.Path, except) {
+		if except != "" && sameFile(f.Path, except) {
 			continue
 		}
 		data, err := os.ReadFile(f.Path)

@@ -692,55 +692,6 @@ func TestWriteSettingsThroughSymlink(t *testing.T) {
 	checkCtxHooksCurrent(t, readSettingsTestFile(t, target), Registrations(settingsTestBin))
 }
 
-func TestSettingsPath(t *testing.T) {
-	env := func(vals map[string]string) func(string) string {
-		return func(k string) string { return vals[k] }
-	}
-	tests := []struct {
-		name    string
-		level   Level
-		env     map[string]string
-		want    string
-		project string
-	}{
-		{name: "project", level: LevelProject, project: "/work/p", want: "/work/p/.claude/settings.json"},
-		{name: "project ignores CLAUDE_CONFIG_DIR", level: LevelProject, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.json"},
-		{name: "local", level: LevelLocal, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.local.json"},
-		{name: "user", level: LevelUser, want: "/home/me/.claude/settings.json"},
-		{name: "user with CLAUDE_CONFIG_DIR", level: LevelUser, env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/cfg/settings.json"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := SettingsPath(tt.project, tt.level, env(tt.env), "/home/me")
-			if got != filepath.FromSlash(tt.want) {
-				t.Errorf("SettingsPath = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestSettingsFiles(t *testing.T) {
-	none := func(string) string { return "" }
-	got := SettingsFiles("/work/p", none, "/home/me")
-	want := []SettingsFile{
-		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
-		{LevelProject, filepath.FromSlash("/work/p/.claude/settings.json")},
-		{LevelLocal, filepath.FromSlash("/work/p/.claude/settings.local.json")},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("SettingsFiles = %v, want %v", got, want)
-	}
-	// In the home folder the project's settings are the user's: one file, one level.
-	got = SettingsFiles("/home/me/", none, "/home/me")
-	want = []SettingsFile{
-		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
-		{LevelLocal, filepath.FromSlash("/home/me/.claude/settings.local.json")},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("SettingsFiles in home = %v, want %v", got, want)
-	}
-}
-
 func TestCtxHookFiles(t *testing.T) {
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "p")
@@ -753,8 +704,7 @@ func TestCtxHookFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	none := func(string) string { return "" }
-	files := SettingsFiles(project, none, home)
+	files := SettingsFiles(project, func(k string) string { return map[string]string{"HOME": home}[k] })
 	user, shared, local := files[0].Path, files[1].Path, files[2].Path
 
 	write(user, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/ctx/ctx system stop"}]}]}}`)

@@ -3,7 +3,9 @@ package claude
 import (
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // commandTestBins are binary paths a person may have, quoted or not by shellWord.
@@ -71,4 +73,31 @@ func TestCommandWords(t *testing.T) {
 			t.Errorf("ctxHookCommand(%q) = %q, %v; want %q", tt.command, bin, ok, tt.bin)
 		}
 	}
+}
+
+// FuzzHookCommand: reading any command back never fails, and every command ctx writes,
+// for any binary path and any status line it chains to, is read back as ctx's with that
+// path and that status line. Strings come from JSON, so they are valid UTF-8; a NUL
+// byte no shell can run; and the parser reads "\r\n" as "\n" even inside quotes, as
+// bash does not (a carriage return in a binary's path or a status line is left out).
+func FuzzHookCommand(f *testing.F) {
+	for _, bin := range commandTestBins {
+		f.Add(bin, "command -v ctx >/dev/null 2>&1 || exit 0; exec "+bin+" system stop")
+	}
+	f.Fuzz(func(t *testing.T, bin, command string) {
+		ctxHookCommand(command)
+		CtxStatusLine(command)
+		for _, s := range []string{bin, command} {
+			if s == "" || strings.ContainsAny(s, "\x00\r") || !utf8.ValidString(s) {
+				return
+			}
+		}
+		cmd := HookCommand(bin, "stop")
+		if got, sub, ok := ctxHookCommand(cmd); !ok || got != bin || sub != "stop" {
+			t.Fatalf("ctxHookCommand(%q) = %q, %q, %v; want %q, stop", cmd, got, sub, ok, bin)
+		}
+		if isCtx, chained := CtxStatusLine(StatusLineCommand(bin, command)); !isCtx || chained != command {
+			t.Fatalf("CtxStatusLine(StatusLineCommand(%q, %q)) = %v, %q", bin, command, isCtx, chained)
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/gitstate"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // gitTimeout bounds one git call; a checkpoint of 100 changed files took 0.25–0.6 s.
@@ -201,17 +202,10 @@ func (c *Checkpoint) Compare() (*Changes, error) {
 	return ch, nil
 }
 
-// RestoreCommand is the command that brings the checkpoint's files back into the tree.
+// RestoreCommand is the command that brings the checkpoint's files back into the tree,
+// for a person to paste into their shell.
 func (c *Checkpoint) RestoreCommand() string {
-	return fmt.Sprintf("git -C %s restore --source=%s --worktree -- .", shellQuote(c.Repo), c.Ref)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-", r)
-		return !plain
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	// A path holds no NUL byte, the one thing bash's quoting cannot say.
+	repo, _ := syntax.Quote(c.Repo, syntax.LangBash)
+	return fmt.Sprintf("git -C %s restore --source=%s --worktree -- .", repo, c.Ref)
 }

@@ -1,18 +1,14 @@
 package agents
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
-	"github.com/ctxtools/ctx/usage"
 )
 
 // ResumeOptions say how to resume.
@@ -195,45 +191,22 @@ func (a *Agents) rollbackResume(r *Record, panes map[string]Pane) (*Record, erro
 	})
 }
 
-// configDir is Claude Code's folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
-func (a *Agents) configDir() string {
-	if d := a.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	home := a.Getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude")
-}
-
-var nonAlnum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9]`) })
-
-// transcriptPath is where Claude Code keeps the agent's conversation: the physical cwd
-// with every character that is not a letter or digit made "-".
+// transcriptPath is where Claude Code keeps the agent's conversation; "" when no home
+// folder is known.
 func (a *Agents) transcriptPath(rec *Record) string {
-	cwd := rec.Cwd
-	if p, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = p
+	dir, err := claude.ConfigDir(a.Getenv)
+	if err != nil {
+		return ""
 	}
-	return filepath.Join(a.configDir(), "projects", nonAlnum().ReplaceAllString(cwd, "-"), rec.Claude.SessionID+".jsonl")
+	return claude.TranscriptPath(dir, rec.Cwd, rec.Claude.SessionID)
 }
 
 // liveElsewhere returns the pid of a live claude that has the session open (Claude
 // Code's ~/.claude/sessions/<pid>.json), or 0. Two claudes on one conversation branch
 // its transcript, and nothing in Claude Code prevents it.
 func (a *Agents) liveElsewhere(sessionID string) int {
-	files, _ := filepath.Glob(filepath.Join(a.configDir(), "sessions", "*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var s struct {
-			PID       int    `json:"pid"`
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(b, &s) == nil && s.SessionID == sessionID && pidAlive(s.PID) {
+	for _, s := range claude.SessionRecords(a.Getenv) {
+		if s.SessionID == sessionID && pidAlive(s.PID) {
 			return s.PID
 		}
 	}
@@ -347,7 +320,7 @@ func (a *Agents) ContextPercent(rec *Record) (pct float64, ok bool) {
 	if hit && c.size == fi.Size() && c.modTime.Equal(fi.ModTime()) {
 		return c.pct, c.ok
 	}
-	client := usage.DetectClient(a.Getenv, a.Getenv("HOME"), rec.Cwd)
+	client := claude.DetectClient(a.Getenv, rec.Cwd)
 	c = contextEntry{size: fi.Size(), modTime: fi.ModTime()}
 	if u, err := events.ReadUsage(a.State, path, client); err == nil && u != nil {
 		c.pct, c.ok = u.PercentOfBudget, true

@@ -23,14 +23,14 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 )
 
 // ClaudeVersion is the Claude Code release the suite is pinned to and proves: the one
 // ctx doctor compares the installed client with. To move it, change
-// hook.ProvenClaudeVersion, run `make e2e` and record the result in
+// claude.ProvenClaudeVersion, run `make e2e` and record the result in
 // docs/compatibility.md.
-const ClaudeVersion = hook.ProvenClaudeVersion
+const ClaudeVersion = claude.ProvenClaudeVersion
 
 // claudePackage is the npm package Claude Code ships in; its native binary comes in a
 // platform package beside it and needs no Node at run time.

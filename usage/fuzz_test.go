@@ -2,7 +2,6 @@ package usage
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 )
 
@@ -41,42 +40,6 @@ func FuzzRead(f *testing.F) {
 		}
 		if u.TokensUsed < 0 || u.Budget <= 0 || u.PercentOfBudget < 0 {
 			t.Fatalf("impossible usage %+v", *u)
-		}
-	})
-}
-
-// FuzzCompactEnabledFalse checks the byte-level lookup of "autoCompactEnabled" in
-// ~/.claude.json against a JSON decoding, wherever the key is written once, at the top.
-func FuzzCompactEnabledFalse(f *testing.F) {
-	for _, seed := range []string{
-		`{"autoCompactEnabled":false}`,
-		"{\n  \"numStartups\": 3,\n  \"autoCompactEnabled\": true\n}",
-		`{"tip":"autoCompactEnabled","autoCompactEnabled" : false}`,
-		`{"autoCompactEnabled":"no"}`,
-		`{"notautoCompactEnabled":false}`,
-		`{"autoCompactEnabled":fals`,
-		`"autoCompactEnabled"`,
-		"",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		off, ok := compactEnabledFalse(data)
-		if off && !ok {
-			t.Fatal("off and not ok")
-		}
-		var top map[string]json.RawMessage
-		if bytes.Count(data, keyCompactEnabledTail) != 1 || json.Unmarshal(data, &top) != nil {
-			return
-		}
-		raw, found := top[keyCompactEnabled]
-		if !found {
-			return
-		}
-		var enabled bool
-		decoded := json.Unmarshal(raw, &enabled) == nil
-		if ok != decoded || (decoded && off != !enabled) {
-			t.Fatalf("%q: got off %v, ok %v; decoding gives %v, %v", data, off, ok, !enabled, decoded)
 		}
 	})
 }

@@ -274,14 +274,14 @@ type entry struct {
 	} `json:"compactMetadata"`
 }
 
-// maxTokens keeps a sum of hostile counts from overflowing, even in a 32-bit int (four
+// MaxTokens keeps a sum of hostile counts from overflowing, even in a 32-bit int (four
 // counts of at most 2^28); no window comes near it (the largest are a few million).
-const maxTokens = 1 << 28
+const MaxTokens = 1 << 28
 
 func tokenSum(counts ...int) int {
 	sum := 0
 	for _, c := range counts {
-		sum += min(max(c, 0), maxTokens)
+		sum += min(max(c, 0), MaxTokens)
 	}
 	return sum
 }

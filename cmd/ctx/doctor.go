@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/guard"
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
@@ -77,12 +77,12 @@ func runDoctor(opts *doctorOptions) error {
 
 	// The level to check: --global's, else the project's own file, else wherever ctx's
 	// hooks are registered for this project.
-	registered := hook.CtxHookFiles(hook.SettingsFiles(ws.Root, opts.Getenv, opts.home()), "")
-	level := hook.LevelProject
+	registered := claude.CtxHookFiles(claude.SettingsFiles(ws.Root, opts.Getenv), "")
+	level := claude.LevelProject
 	if opts.Global {
-		level = hook.LevelUser
+		level = claude.LevelUser
 	} else {
-		for _, want := range []hook.Level{hook.LevelProject, hook.LevelLocal, hook.LevelUser} {
+		for _, want := range []claude.Level{claude.LevelProject, claude.LevelLocal, claude.LevelUser} {
 			if hookFilesHold(registered, want) {
 				level = want
 				break
@@ -90,7 +90,10 @@ func runDoctor(opts *doctorOptions) error {
 		}
 	}
 	bin, _ := hookBinary(level)
-	settings, skillsDir := opts.claudeDirs(ws.Root, level)
+	settings, skillsDir, err := opts.claudeDirs(ws.Root, level)
+	if err != nil {
+		return err
+	}
 	fix := initCommand(level)
 	data, err := os.ReadFile(settings)
 	hookBins := map[string]bool{}
@@ -101,7 +104,7 @@ func runDoctor(opts *doctorOptions) error {
 		report(false, "hooks", err.Error())
 	default:
 		regs := events.Registrations(bin)
-		present, current, err := hook.InstalledHooks(data, regs)
+		present, current, err := claude.InstalledHooks(data, regs)
 		if err != nil {
 			report(false, "hooks", fmt.Sprintf("%s: %v", settings, err))
 			break
@@ -124,7 +127,7 @@ func runDoctor(opts *doctorOptions) error {
 		default:
 			report(true, "hooks", fmt.Sprintf("all %d registered in %s (%s)", len(regs), settings, levelWords(level)))
 		}
-		bins, _ := hook.InstalledBinaries(data)
+		bins, _ := claude.InstalledBinaries(data)
 		for _, b := range bins {
 			hookBins[b] = true
 		}
@@ -167,7 +170,7 @@ func runDoctor(opts *doctorOptions) error {
 
 	onPath, err := exec.LookPath("ctx")
 	switch {
-	case level == hook.LevelLocal && namedBinariesExist(hookBins):
+	case level == claude.LevelLocal && namedBinariesExist(hookBins):
 		// `ctx init --local` names a development build on purpose; the PATH is not
 		// what runs it.
 		report(true, "PATH", "the hooks call "+strings.Join(keys(hookBins), ", ")+", named in your local settings")
@@ -187,7 +190,7 @@ func runDoctor(opts *doctorOptions) error {
 			report(false, "PATH", fmt.Sprintf("ctx on PATH is %s but the hooks call %s; run `ctx init` with the ctx you want", abs, strings.Join(keys(hookBins), ", ")))
 		}
 	}
-	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv, opts.home())
+	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv)
 	checkClient(opts.Out, s)
 	if problems > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}
@@ -205,20 +208,20 @@ func checkClient(out io.Writer, s style) {
 	note := func(detail string) { fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "claude", detail) }
 	bin, err := exec.LookPath("claude")
 	if err != nil {
-		note("not on PATH; ctx's hooks run inside Claude Code (proven with " + hook.ProvenClaudeVersion + ")")
+		note("not on PATH; ctx's hooks run inside Claude Code (proven with " + claude.ProvenClaudeVersion + ")")
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clientVersionWait)
 	defer cancel()
 	raw, err := exec.CommandContext(ctx, bin, "--version").Output()
-	version, ok := hook.ClientVersion(string(raw))
+	version, ok := claude.ClientVersion(string(raw))
 	switch {
 	case err != nil || !ok:
-		note(bin + " --version gave no version; ctx is proven with Claude Code " + hook.ProvenClaudeVersion)
-	case hook.NewerThanProven(version):
-		note(fmt.Sprintf("%s is newer than %s, the newest version ctx is proven against: it probably works; see docs/compatibility.md", version, hook.ProvenClaudeVersion))
+		note(bin + " --version gave no version; ctx is proven with Claude Code " + claude.ProvenClaudeVersion)
+	case claude.NewerThanProven(version):
+		note(fmt.Sprintf("%s is newer than %s, the newest version ctx is proven against: it probably works; see docs/compatibility.md", version, claude.ProvenClaudeVersion))
 	default:
-		fmt.Fprintf(out, "%s  %-10s %s\n", s.green("ok  "), "claude", version+" (proven: "+hook.ProvenClaudeVersion+")")
+		fmt.Fprintf(out, "%s  %-10s %s\n", s.green("ok  "), "claude", version+" (proven: "+claude.ProvenClaudeVersion+")")
 	}
 }
 
@@ -237,7 +240,7 @@ func namedBinariesExist(bins map[string]bool) bool {
 }
 
 // hookFilesHold reports whether files has one at level.
-func hookFilesHold(files []hook.SettingsFile, level hook.Level) bool {
+func hookFilesHold(files []claude.SettingsFile, level claude.Level) bool {
 	for _, f := range files {
 		if f.Level == level {
 			return true

@@ -12,7 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ctxtools/ctx/gitstate"
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -102,7 +102,7 @@ func (o *guardCheckOptions) readCommand() (string, error) {
 	if o.In == nil || o.inTerminal() {
 		return "", inputError(errors.New("no command: give it after --, as in `ctx guard check -- rm -rf build`, or on stdin"))
 	}
-	data, err := io.ReadAll(io.LimitReader(o.In, hook.MaxPayloadBytes))
+	data, err := io.ReadAll(io.LimitReader(o.In, claude.MaxPayloadBytes))
 	if err != nil {
 		return "", fmt.Errorf("read the command from stdin: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
@@ -91,48 +91,43 @@ are git-ignored. ctx uninstall (or init --uninstall) takes it all out again.`,
 }
 
 // settingsLevel is the settings level the flags choose.
-func settingsLevel(global, local bool) hook.Level {
+func settingsLevel(global, local bool) claude.Level {
 	switch {
 	case global:
-		return hook.LevelUser
+		return claude.LevelUser
 	case local:
-		return hook.LevelLocal
+		return claude.LevelLocal
 	}
-	return hook.LevelProject
+	return claude.LevelProject
 }
 
 // home is the user's home folder, from the environment ctx was given.
-func (a *App) home() string {
-	if h := a.Getenv("HOME"); h != "" {
-		return h
+// claudeDirs returns the settings file and skills folder of a settings level; the
+// user's level fails when no home folder is known.
+func (a *App) claudeDirs(root string, level claude.Level) (settings, skillsDir string, err error) {
+	if settings, err = claude.SettingsPath(root, level, a.Getenv); err != nil {
+		return "", "", err
 	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// claudeDirs returns the settings file and skills folder of a settings level.
-func (a *App) claudeDirs(root string, level hook.Level) (settings, skillsDir string) {
-	settings = hook.SettingsPath(root, level, a.Getenv, a.home())
-	return settings, filepath.Join(filepath.Dir(settings), "skills")
+	return settings, filepath.Join(filepath.Dir(settings), "skills"), nil
 }
 
 // levelWords says whose a settings file is, for init's and doctor's output.
-func levelWords(level hook.Level) string {
+func levelWords(level claude.Level) string {
 	switch level {
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "personal: not committed"
-	case hook.LevelUser:
+	case claude.LevelUser:
 		return "personal: your user settings, for every project"
 	}
 	return "shared with your team: committed with the project"
 }
 
 // initCommand is the init command that registers hooks at a level.
-func initCommand(level hook.Level) string {
+func initCommand(level claude.Level) string {
 	switch level {
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "ctx init --local"
-	case hook.LevelUser:
+	case claude.LevelUser:
 		return "ctx init --global"
 	}
 	return "ctx init"
@@ -154,7 +149,10 @@ func runInit(opts *initOptions) error {
 	}
 	level := settingsLevel(opts.Global, opts.Local)
 	bin, note := hookBinary(level)
-	settings, skillsDir := opts.claudeDirs(root, level)
+	settings, skillsDir, err := opts.claudeDirs(root, level)
+	if err != nil {
+		return err
+	}
 	prefix := ""
 	if opts.DryRun {
 		prefix = "would "
@@ -164,7 +162,7 @@ func runInit(opts *initOptions) error {
 	// Claude Code runs a hook registered at two levels twice unless the two commands
 	// are byte for byte the same, which an older ctx or another binary breaks.
 	if !opts.Force {
-		others := hook.CtxHookFiles(hook.SettingsFiles(root, opts.Getenv, opts.home()), settings)
+		others := claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv), settings)
 		if len(others) > 0 {
 			o := others[0]
 			return inputError(fmt.Errorf("init: ctx's hooks are already registered in %s (%s settings); adding them to %s too could run each hook twice: remove ctx's entries there, or pass --force to install anyway", o.Path, o.Level, settings))
@@ -172,7 +170,7 @@ func runInit(opts *initOptions) error {
 	}
 
 	regs := events.Registrations(bin)
-	changed, backup, err := hook.WriteSettings(settings, regs, opts.DryRun)
+	changed, backup, err := claude.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
 	}
@@ -199,7 +197,7 @@ func runInit(opts *initOptions) error {
 		fmt.Fprintf(w, "skill     %-20s %s%s\n", r.Name, actionWord(r.Action, opts.DryRun), "  "+r.Path)
 	}
 
-	if level != hook.LevelUser {
+	if level != claude.LevelUser {
 		stateDir := filepath.Join(root, loader.StateDir, "state")
 		if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) {
 			if !opts.DryRun {
@@ -246,7 +244,7 @@ func actionWord(action string, dryRun bool) string {
 // never committed, name this binary's real path, and only when it is not the ctx on
 // the PATH (a development build, a renamed copy). A throwaway `go run` build is never
 // named.
-func hookBinary(level hook.Level) (bin, note string) {
+func hookBinary(level claude.Level) (bin, note string) {
 	self := thisBinary()
 	onPath := ""
 	if p, err := exec.LookPath("ctx"); err == nil {
@@ -261,7 +259,7 @@ func hookBinary(level hook.Level) (bin, note string) {
 	if self != "" && onPath != "" && sameBinary(self, onPath) {
 		return "ctx", ""
 	}
-	if level == hook.LevelLocal && self != "" {
+	if level == claude.LevelLocal && self != "" {
 		return self, ""
 	}
 
@@ -275,9 +273,9 @@ func hookBinary(level hook.Level) (bin, note string) {
 		path = "it finds " + onPath + ", not this binary, " + self
 	}
 	switch level {
-	case hook.LevelProject:
+	case claude.LevelProject:
 		return "ctx", "the hooks run ctx from the PATH, so ctx must be on your teammates' PATH (and on yours: " + path + ")"
-	case hook.LevelLocal:
+	case claude.LevelLocal:
 		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH (" + path + ")"
 	}
 	return "ctx", "the hooks run ctx from your PATH (" + path + ")"

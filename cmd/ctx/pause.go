@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 )
@@ -24,7 +24,7 @@ func (o *pauseOptions) sessionID() (string, error) {
 		return o.SessionID, nil
 	}
 	if data, _ := o.readStdin(commandStdinWait); len(data) > 0 {
-		if p, err := hook.ParsePayload(data); err == nil && p.SessionID != "" {
+		if p, err := claude.ParsePayload(data); err == nil && p.SessionID != "" {
 			return p.SessionID, nil
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/state"
 )
 
@@ -132,7 +132,7 @@ func readStatusInput(data []byte) (statusInput, error) {
 	if err := json.Unmarshal(data, &in); err != nil && !errors.As(err, &te) {
 		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
-	if err := hook.CheckEventName(in.HookEventName, hook.EventStatus); err != nil {
+	if err := claude.CheckEventName(in.HookEventName, claude.EventStatus); err != nil {
 		return in, fmt.Errorf("status-line JSON: %w", err)
 	}
 	if err := state.CheckSessionID(in.SessionID); err != nil {
@@ -167,7 +167,7 @@ func currentDir() string {
 // settings file init writes, never clobbering one: a status line of the person's own
 // (in that file, or with --statusline in another level's) is wrapped, so that it still
 // shows, unchanged. Without --statusline, a status line elsewhere is left alone.
-func installStatusLine(opts *initOptions, root string, level hook.Level, settings, bin string, keepBackup bool) error {
+func installStatusLine(opts *initOptions, root string, level claude.Level, settings, bin string, keepBackup bool) error {
 	w := opts.Out
 	prefix := ""
 	if opts.DryRun {
@@ -180,7 +180,7 @@ func installStatusLine(opts *initOptions, root string, level hook.Level, setting
 	chained, from := "", settings
 	switch {
 	case own.Present:
-		if isCtx, _ := hook.CtxStatusLine(own.Command); isCtx {
+		if isCtx, _ := claude.CtxStatusLine(own.Command); isCtx {
 			fmt.Fprintf(w, "statusline already runs ctx in %s\n", settings)
 			return nil
 		}
@@ -190,12 +190,12 @@ func installStatusLine(opts *initOptions, root string, level hook.Level, setting
 		}
 		chained = own.Command
 	default:
-		for _, f := range hook.SettingsFiles(root, opts.Getenv, opts.home()) {
+		for _, f := range claude.SettingsFiles(root, opts.Getenv) {
 			if f.Path == settings {
 				continue
 			}
 			if other, err := readStatusLine(f.Path); err == nil && other.Present && other.Command != "" {
-				if isCtx, _ := hook.CtxStatusLine(other.Command); isCtx {
+				if isCtx, _ := claude.CtxStatusLine(other.Command); isCtx {
 					fmt.Fprintf(w, "statusline already runs ctx in %s\n", f.Path)
 					return nil
 				}
@@ -208,7 +208,7 @@ func installStatusLine(opts *initOptions, root string, level hook.Level, setting
 			}
 		}
 	}
-	changed, backup, err := hook.WriteStatusLine(settings, hook.StatusLineCommand(bin, chained), opts.DryRun, keepBackup)
+	changed, backup, err := claude.WriteStatusLine(settings, claude.StatusLineCommand(bin, chained), opts.DryRun, keepBackup)
 	if err != nil {
 		return inputError(err)
 	}
@@ -228,15 +228,15 @@ func installStatusLine(opts *initOptions, root string, level hook.Level, setting
 
 // readStatusLine reads the statusLine setting of a settings file (none when the file
 // does not exist).
-func readStatusLine(path string) (hook.StatusLine, error) {
+func readStatusLine(path string) (claude.StatusLine, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return hook.StatusLine{}, nil
+		return claude.StatusLine{}, nil
 	}
 	if err != nil {
-		return hook.StatusLine{}, err
+		return claude.StatusLine{}, err
 	}
-	sl, err := hook.ReadStatusLine(data)
+	sl, err := claude.ReadStatusLine(data)
 	if err != nil {
 		return sl, fmt.Errorf("%s: %w", path, err)
 	}
@@ -246,13 +246,13 @@ func readStatusLine(path string) (hook.StatusLine, error) {
 // checkStatusLine says, for `ctx doctor`, whether Claude Code's status line runs
 // `ctx statusline`. Without it ctx takes the window from the model table, which is
 // right for most plans: a note, not a failure.
-func checkStatusLine(out io.Writer, s style, root string, getenv func(string) string, home string) {
-	for _, f := range hook.SettingsFiles(root, getenv, home) {
+func checkStatusLine(out io.Writer, s style, root string, getenv func(string) string) {
+	for _, f := range claude.SettingsFiles(root, getenv) {
 		sl, err := readStatusLine(f.Path)
 		if err != nil || !sl.Present {
 			continue
 		}
-		if isCtx, chained := hook.CtxStatusLine(sl.Command); isCtx {
+		if isCtx, chained := claude.CtxStatusLine(sl.Command); isCtx {
 			detail := "runs ctx statusline (" + f.Path + ")"
 			if chained != "" {
 				detail += ", then yours"

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -49,12 +49,12 @@ warning says why. The guard still refuses a command it cannot read.`,
 // events.Run. Outside a workspace only the guard runs.
 func runHook(c *cobra.Command, app *App, ev events.Event) error {
 	var in events.Input
-	h := &events.Hook{Payload: &hook.Payload{}, Getenv: app.Getenv, Now: app.Now(), Err: app.Err}
+	h := &events.Hook{Payload: &claude.Payload{}, Getenv: app.Getenv, Now: app.Now(), Err: app.Err}
 	if ev.Name != "" {
 		in.Data, in.Err = app.readStdin(hookStdinWait)
 		if in.Err == nil {
-			var p *hook.Payload
-			if p, in.Err = hook.ParsePayload(in.Data); in.Err == nil {
+			var p *claude.Payload
+			if p, in.Err = claude.ParsePayload(in.Data); in.Err == nil {
 				h.Payload = p // it names the agent's folder, where the workspace is
 			}
 		}
@@ -87,7 +87,7 @@ const (
 )
 
 // readStdin reads a hook payload from stdin: nothing from a terminal, and from a pipe
-// only what arrives within wait. A payload larger than hook.MaxPayloadBytes is cut
+// only what arrives within wait. A payload larger than claude.MaxPayloadBytes is cut
 // there and the rest read and dropped, so the writer never blocks on a full pipe.
 func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	if a.In == nil {
@@ -98,7 +98,7 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 		if err != nil || fi.Mode()&os.ModeCharDevice != 0 {
 			return nil, nil
 		}
-		if data, ok, err := readFileWithin(f, hook.MaxPayloadBytes, wait); ok {
+		if data, ok, err := readFileWithin(f, claude.MaxPayloadBytes, wait); ok {
 			return data, err
 		}
 	}
@@ -108,7 +108,7 @@ func (a *App) readStdin(wait time.Duration) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		data, err := io.ReadAll(io.LimitReader(a.In, hook.MaxPayloadBytes))
+		data, err := io.ReadAll(io.LimitReader(a.In, claude.MaxPayloadBytes))
 		if err == nil {
 			_, _ = io.Copy(io.Discard, a.In)
 		}

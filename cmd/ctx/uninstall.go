@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/skills"
 )
@@ -78,14 +78,17 @@ func runUninstall(opts *uninstallOptions) error {
 		return err
 	}
 	level := settingsLevel(opts.Global, opts.Local)
-	settings, skillsDir := opts.claudeDirs(root, level)
+	settings, skillsDir, err := opts.claudeDirs(root, level)
+	if err != nil {
+		return err
+	}
 	prefix := "removed"
 	if opts.DryRun {
 		prefix = "would remove"
 	}
 	w := opts.Out
 
-	res, err := hook.UninstallSettings(settings, opts.DryRun)
+	res, err := claude.UninstallSettings(settings, opts.DryRun)
 	if err != nil {
 		return inputError(err)
 	}
@@ -100,7 +103,7 @@ func runUninstall(opts *uninstallOptions) error {
 		fmt.Fprintf(w, "hooks     %s ctx's hooks and status line from %s; your own entries stay\n", prefix, settings)
 	}
 
-	for _, o := range hook.CtxHookFiles(hook.SettingsFiles(root, opts.Getenv, opts.home()), settings) {
+	for _, o := range claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv), settings) {
 		fmt.Fprintf(w, "note      ctx's hooks are still in %s (%s settings): `%s` removes them\n", o.Path, o.Level, strings.Replace(initCommand(o.Level), "ctx init", "ctx uninstall", 1))
 	}
 
@@ -117,11 +120,11 @@ func runUninstall(opts *uninstallOptions) error {
 		return err
 	}
 	removeIfEmpty(skillsDir, opts.DryRun)
-	if level != hook.LevelUser {
+	if level != claude.LevelUser {
 		removeIfEmpty(filepath.Dir(settings), opts.DryRun)
 	}
 
-	if level != hook.LevelUser {
+	if level != claude.LevelUser {
 		dir := filepath.Join(root, loader.StateDir)
 		if _, err := os.Stat(dir); err == nil {
 			if opts.Purge {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/usage"
@@ -75,7 +76,7 @@ func runUsage(opts *usageOptions) error {
 			return inputError(fmt.Errorf("usage: no transcript known for session %q; pass --transcript PATH", id))
 		}
 	}
-	client := usage.DetectClient(opts.Getenv, "", cmp.Or(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
+	client := claude.DetectClient(opts.Getenv, cmp.Or(opts.Getenv("CLAUDE_PROJECT_DIR"), ws.Root))
 	if id, _ := events.CurrentID(opts.Getenv); opts.SessionID != "" || id != "" {
 		client.KnownWindow = opts.State(ws).KnownWindow(cmp.Or(opts.SessionID, id))
 	}

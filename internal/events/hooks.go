@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/usage"
@@ -38,7 +38,7 @@ func UsageConfig(ws *loader.Workspace) (usage.Config, error) {
 }
 
 // ReadUsage reads the context usage from a transcript with the workspace's settings and
-// Claude Code's configuration (usage.DetectClient), which set the window and the budget.
+// Claude Code's configuration (claude.DetectClient), which set the window and the budget.
 func ReadUsage(st *state.Store, transcript string, client usage.Client) (*usage.Usage, error) {
 	cfg, err := UsageConfig(st.WS)
 	if err != nil {
@@ -259,7 +259,7 @@ type ToolCall struct {
 	TranscriptPath string
 	ToolUseID      string
 	Tool           string
-	Input          hook.ToolInput
+	Input          claude.ToolInput
 	Paused         bool
 	Client         usage.Client
 	Now            time.Time
@@ -358,7 +358,7 @@ func isProjectFolder(name string) bool {
 
 // ToolSummary is a short line for a tool call: the file, command or pattern it names,
 // never whole contents.
-func ToolSummary(tool string, in hook.ToolInput) string {
+func ToolSummary(tool string, in claude.ToolInput) string {
 	if s := in.Subject(); s != "" {
 		return state.Clip(state.OneLine(s), summaryWidth)
 	}

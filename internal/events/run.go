@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/usage"
@@ -21,7 +21,7 @@ import (
 // process's environment and clock.
 type Hook struct {
 	Event     Event
-	Payload   *hook.Payload
+	Payload   *claude.Payload
 	SessionID string // the payload's, when it is a safe identifier
 	St        *state.Store
 	Getenv    func(string) string
@@ -54,17 +54,17 @@ type Reply struct {
 // Write writes the reply for the event.
 func (r Reply) Write(w io.Writer, event string) error {
 	for _, line := range r.Lines {
-		if err := hook.WriteText(w, line); err != nil {
+		if err := claude.WriteText(w, line); err != nil {
 			return err
 		}
 	}
 	switch {
 	case r.Deny != "":
-		return hook.WriteDeny(w, r.Deny)
+		return claude.WriteDeny(w, r.Deny)
 	case r.Permission != "":
-		return hook.WritePermissionDecision(w, r.Permission == "allow", r.Message)
+		return claude.WritePermissionDecision(w, r.Permission == "allow", r.Message)
 	case r.Context != "":
-		return hook.WriteAdditionalContext(w, event, r.Context)
+		return claude.WriteAdditionalContext(w, event, r.Context)
 	}
 	return nil
 }
@@ -91,13 +91,13 @@ const EnvAgentID = "CTX_AGENT_ID"
 func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error {
 	h.Event = ev
 	if h.Payload == nil {
-		h.Payload = &hook.Payload{}
+		h.Payload = &claude.Payload{}
 	}
 	inputErr := in.Err
 	isEvent, isGuard := ev.Name != "", ev.Command == GuardCommand
 	if isGuard && inputErr != nil && len(in.Data) > 0 {
 		// A command the guard cannot read is a command it cannot judge: refused.
-		return hook.WriteDeny(out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
+		return claude.WriteDeny(out, "ctx: this command could not be judged, so it was not run: the hook payload could not be read ("+inputErr.Error()+"). Run it in smaller pieces.")
 	}
 	if h.WS() == nil && !isGuard {
 		return nil // not in a workspace: project hooks do nothing, not even complain
@@ -122,7 +122,7 @@ func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error 
 	}
 	if id := h.Getenv(EnvAgentID); id != "" && h.WS() != nil && h.SessionID != "" && ev.Activity != "" && in.Activity != nil {
 		// An agent's session: its activity for ctx agents and the dashboard. Never a
-		// reason to fail the hook.
+		// reason to fail the claude.
 		if err := in.Activity(h.WS(), id, ev, h); err != nil {
 			h.Warn("%s: agent %s: %v", ev.Command, id, err)
 		}
@@ -159,7 +159,7 @@ func (h *Hook) firstRun() bool {
 // point: its environment (hooks inherit the client's), its settings files for the
 // project the hook runs in, and the running client's flags.
 func (h *Hook) client() usage.Client {
-	c := usage.DetectClient(h.Getenv, h.Getenv("HOME"), cmp.Or(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS().Root))
+	c := claude.DetectClient(h.Getenv, cmp.Or(h.Getenv("CLAUDE_PROJECT_DIR"), h.Payload.Cwd, h.WS().Root))
 	c.KnownWindow = h.St.KnownWindow(h.SessionID) // what `ctx statusline` recorded
 	return c
 }
@@ -200,7 +200,7 @@ func (h *Hook) ConfigProblem(err error, consequence string) {
 		}
 	}
 	line := "ctx: warning: " + msg + " (" + consequence + ")"
-	if h.Event.Name == hook.EventUserPromptSubmit {
+	if h.Event.Name == claude.EventUserPromptSubmit {
 		h.configLines = append(h.configLines, line)
 		return
 	}

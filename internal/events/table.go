@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/ctxtools/ctx/hook"
+	"github.com/ctxtools/ctx/internal/claude"
 )
 
 // Event is one hook ctx answers: everything about it in one row. `ctx init`'s
@@ -43,51 +43,51 @@ const GuardCommand = "block-dangerous-commands"
 
 // Table is every hook ctx answers, in the order `ctx init` registers them.
 var Table = []Event{
-	{Name: hook.EventSessionStart, Command: "session-start", Timeout: hookTimeout, Budget: sessionEndBudget, Activity: "idle",
+	{Name: claude.EventSessionStart, Command: "session-start", Timeout: hookTimeout, Budget: sessionEndBudget, Activity: "idle",
 		Doc:     "Recovers journals crashed sessions left. `startup`: one line naming the project last active here and `ctx load ID` (nothing when there is none, or it is finished). `resume`, `fork`: the session's own recent work and the bound project's briefing. `compact`: counts the compaction unless another signal did, then the same briefing. `fork`, `clear`, a resume under a new id: carries the project binding from the session it came from.",
 		Short:   "SessionStart: bind the session and brief the agent after a compaction or resume",
 		Example: `  echo '{"session_id":"s1","source":"compact"}' | ctx system session-start`,
 		Run:     OnSessionStartHook},
-	{Name: hook.EventUserPromptSubmit, Command: "check-context-size", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
+	{Name: claude.EventUserPromptSubmit, Command: "check-context-size", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
 		Doc:     "The pause reminder; a compaction no hook reported (a new `compact_boundary` line); usage against the budget: one nudge at 75%, an auto-save and a wind-down journal at 90%; journals the prompt.",
 		Short:   "UserPromptSubmit: the pause reminder, then context usage",
 		Example: `  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size`,
 		Run:     OnPromptHook},
-	{Name: hook.EventPreToolUse, Command: GuardCommand, Matcher: "Bash", Timeout: hookTimeout, Activity: "working",
+	{Name: claude.EventPreToolUse, Command: GuardCommand, Matcher: "Bash", Timeout: hookTimeout, Activity: "working",
 		Doc:     "The command guard (docs/guard.md); ignores the pause.",
 		Short:   "PreToolUse (Bash): refuse destructive commands, paused or not",
 		Example: `  echo '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}' | ctx system block-dangerous-commands`,
 		Run:     OnGuardHook},
 	// "*" matches every tool; an absent matcher would too, but "*" says so to a person
 	// reading the settings file.
-	{Name: hook.EventPostToolUse, Command: "record-action", Matcher: "*", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
+	{Name: claude.EventPostToolUse, Command: "record-action", Matcher: "*", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
 		Doc:     "Journals the call, notes files the session changed, binds the session from project files it touched, and checks usage: a compaction can come between two tool calls with no prompt before it (it waits up to 1.5 s for the call's line in the transcript).",
 		Short:   "PostToolUse: journal the tool call; bind the session from project files touched",
 		Example: `  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"02-projects/01-a/notes.md"}}' | ctx system record-action`,
 		Run:     OnToolCallHook},
-	{Name: hook.EventStop, Command: "stop", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
+	{Name: claude.EventStop, Command: "stop", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
 		Doc:     "Journals the start of the reply; a fork whose transcript now holds its parent's lines gets its binding (once).",
 		Short:   "Stop: journal the start of the agent's last message",
 		Example: `  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`,
 		Run:     OnStopHook},
-	{Name: hook.EventPreCompact, Command: "pre-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "compacting",
+	{Name: claude.EventPreCompact, Command: "pre-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "compacting",
 		Doc:     "Counts the compaction (an auto-save when none happened in the cycle), finalizes the journal, starts a new cycle.",
 		Short:   "PreCompact: save, finalize the journal, count the compaction; never blocks",
 		Example: `  echo '{"session_id":"s1","trigger":"auto"}' | ctx system pre-compact`,
 		Run:     OnPreCompactHook},
 	// Counts the compaction when PreCompact did not (compaction.go).
-	{Name: hook.EventPostCompact, Command: "post-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
+	{Name: claude.EventPostCompact, Command: "post-compact", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
 		Doc:     "The same, when PreCompact did not fire.",
 		Short:   "PostCompact: count the compaction and start a new cycle, unless PreCompact did",
 		Example: `  echo '{"session_id":"s1","trigger":"auto","prompt_id":"p1"}' | ctx system post-compact`,
 		Run:     OnPostCompactHook},
-	{Name: hook.EventSessionEnd, Command: "session-end", Timeout: sessionEndTimeout, Budget: sessionEndBudget, Activity: "exited",
+	{Name: claude.EventSessionEnd, Command: "session-end", Timeout: sessionEndTimeout, Budget: sessionEndBudget, Activity: "exited",
 		Doc:     "Finalizes the journal, removes stale markers (Claude Code kills it after 1.5 s).",
 		Short:   "SessionEnd: finalize the journal and clean up markers (within 1.5 s)",
 		Example: `  echo '{"session_id":"s1","reason":"exit"}' | ctx system session-end`,
 		Run:     OnSessionEndHook},
 	// Auto-approve: answers only when it is on for the session (docs/guard.md).
-	{Name: hook.EventPermissionRequest, Command: "permission-request", Matcher: "*", Timeout: hookTimeout,
+	{Name: claude.EventPermissionRequest, Command: "permission-request", Matcher: "*", Timeout: hookTimeout,
 		Activity: "needs_input", Detail: "permission",
 		Doc:     "Auto-approve through the guard, when it is on (docs/guard.md).",
 		Short:   "PermissionRequest: auto-approve through the guard, when it is on",
@@ -101,12 +101,12 @@ var Table = []Event{
 }
 
 // Registrations are the hooks `ctx init` registers, each running
-// hook.HookCommand(ctxBin, its command). An empty ctxBin means "ctx", found on the PATH.
-func Registrations(ctxBin string) []hook.Registration {
-	var regs []hook.Registration
+// claude.HookCommand(ctxBin, its command). An empty ctxBin means "ctx", found on the PATH.
+func Registrations(ctxBin string) []claude.Registration {
+	var regs []claude.Registration
 	for _, ev := range Table {
 		if ev.Name != "" {
-			regs = append(regs, hook.Registration{Event: ev.Name, Matcher: ev.Matcher, Command: hook.HookCommand(ctxBin, ev.Command), Timeout: ev.Timeout})
+			regs = append(regs, claude.Registration{Event: ev.Name, Matcher: ev.Matcher, Command: claude.HookCommand(ctxBin, ev.Command), Timeout: ev.Timeout})
 		}
 	}
 	return regs

@@ -104,3 +104,19 @@ func TestTableRows(t *testing.T) {
 		t.Errorf("%d registrations for %d events", len(regs), n)
 	}
 }
+
+// The registrations ctx init writes, as Claude Code's settings name them: the
+// settings tests of internal/claude use the same list as their input.
+func TestRegistrationsAreTheDocumentedOnes(t *testing.T) {
+	var got []string
+	for _, r := range Registrations("") {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%d", r.Event, r.Matcher, r.Subcommand(), r.Timeout))
+	}
+	want := []string{"SessionStart//session-start/10", "UserPromptSubmit//check-context-size/10",
+		"PreToolUse/Bash/block-dangerous-commands/10", "PostToolUse/*/record-action/10", "Stop//stop/10",
+		"PreCompact//pre-compact/10", "PostCompact//post-compact/10", "SessionEnd//session-end/2",
+		"PermissionRequest/*/permission-request/10"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("registrations:\n got %v\nwant %v", got, want)
+	}
+}

@@ -1,4 +1,4 @@
-package hook
+package claude
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/jsonedit"
 )
 
 // RemoveCtx returns the settings JSON without ctx: every hook entry ctx's hook commands
@@ -26,17 +26,17 @@ func RemoveCtx(in []byte) (out []byte, changed bool, err error) {
 // removeCtx is RemoveCtx; without keepChained a wrapping statusLine goes whole, as it
 // must when ctx init wrapped a status line of another settings level into this file.
 func removeCtx(in []byte, keepChained bool) (out []byte, changed bool, err error) {
-	doc, err := parseSettingsDoc(in)
+	doc, err := parseSettings(in)
 	if err != nil {
 		return nil, false, err
 	}
 	out = in
-	if doc.hooksIndex >= 0 {
-		hooks, err := doc.hooks()
+	if _, ok := doc.Get(keyHooks); ok {
+		hooks, err := settingsHooks(doc)
 		if err != nil {
 			return nil, false, err
 		}
-		layout := doc.layout()
+		layout := doc.Layout()
 		kept, removed, err := removeCtxHooks(hooks, layout)
 		if err != nil {
 			return nil, false, err
@@ -44,9 +44,9 @@ func removeCtx(in []byte, keepChained bool) (out []byte, changed bool, err error
 		if removed {
 			changed = true
 			if len(kept) == 0 {
-				out = doc.without(doc.hooksIndex)
+				out = doc.Remove(keyHooks)
 			} else {
-				out = doc.withHooks(kept.encode(layout, depthHooks), layout)
+				out = doc.Set(keyHooks, kept.Encode(layout, depthMember))
 			}
 		}
 	}
@@ -61,16 +61,11 @@ func removeCtx(in []byte, keepChained bool) (out []byte, changed bool, err error
 				return nil, false, err
 			}
 		} else {
-			d, err := parseSettingsDoc(out)
+			d, err := parseSettings(out)
 			if err != nil {
 				return nil, false, err
 			}
-			for i := len(d.top) - 1; i >= 0; i-- {
-				if d.top[i].key == keyStatusLine {
-					out = d.without(i)
-					break
-				}
-			}
+			out = d.Remove(keyStatusLine)
 		}
 	}
 	return out, changed, nil
@@ -78,10 +73,10 @@ func removeCtx(in []byte, keepChained bool) (out []byte, changed bool, err error
 
 // removeCtxHooks drops ctx's entries from every event of hooks; a group or event left
 // empty by that goes too. Groups ctx did not touch keep their bytes.
-func removeCtxHooks(hooks settingsObject, l settingsLayout) (kept settingsObject, removed bool, err error) {
-	kept = settingsObject{}
+func removeCtxHooks(hooks jsonedit.Object, l jsonedit.Layout) (kept jsonedit.Object, removed bool, err error) {
+	kept = jsonedit.Object{}
 	for _, event := range hooks {
-		groups, err := settingsEventGroups(hooks, event.key)
+		groups, err := settingsEventGroups(hooks, event.Key)
 		if err != nil {
 			return nil, false, err
 		}
@@ -104,35 +99,20 @@ func removeCtxHooks(hooks settingsObject, l settingsLayout) (kept settingsObject
 			if len(entries) == 0 {
 				continue
 			}
-			g.obj.set("hooks", encodeSettingsArray(entries, l, depthGroupHooks))
-			elems = append(elems, g.obj.encode(l, depthGroup))
+			g.obj.Set("hooks", jsonedit.EncodeArray(entries, l, depthGroupHooks))
+			elems = append(elems, g.obj.Encode(l, depthGroup))
 		}
 		switch {
 		case !eventChanged:
 			kept = append(kept, event)
 		case len(elems) > 0:
 			removed = true
-			kept = append(kept, settingsMember{event.key, encodeSettingsArray(elems, l, depthEvent)})
+			kept = append(kept, jsonedit.Member{Key: event.Key, Value: jsonedit.EncodeArray(elems, l, depthEvent)})
 		default:
 			removed = true
 		}
 	}
 	return kept, removed, nil
-}
-
-// without returns the input with top-level member i removed, with the comma that
-// separated it; every other byte is the input's.
-func (d *settingsDoc) without(i int) []byte {
-	if len(d.top) == 1 {
-		return spliceSettings(d.in, d.open, d.close, "{}")
-	}
-	if i > 0 {
-		return spliceSettings(d.in, d.spans[i-1][1], d.spans[i][1], "")
-	}
-	// The first member: from just after "{" through the comma after its value, keeping
-	// the line break and indentation that lead to the next key.
-	comma := d.spans[0][1] + bytes.IndexByte(d.in[d.spans[0][1]:], ',')
-	return spliceSettings(d.in, d.open+1, comma+1, "")
 }
 
 // UninstallResult says what UninstallSettings did to a settings file.
@@ -210,15 +190,11 @@ func UninstallSettings(path string, dryRun bool) (UninstallResult, error) {
 // sameSettingsValue reports whether two settings files say the same, whatever their
 // layout; empty content is {}.
 func sameSettingsValue(a, b []byte) bool {
-	var va, vb any
 	if len(bytes.TrimSpace(a)) == 0 {
 		a = []byte("{}")
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		b = []byte("{}")
 	}
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
+	return jsonedit.Equal(a, b)
 }

@@ -1,14 +1,10 @@
-package hook
+package claude
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 )
-
-// ExitBlock is the exit code with which a hook blocks what it was asked about; Claude
-// Code shows the hook's stderr to the agent.
-const ExitBlock = 2
 
 // Event names ctx answers.
 const (
@@ -52,13 +48,6 @@ func WriteDeny(w io.Writer, reason string) error {
 		"permissionDecision":       "deny",
 		"permissionDecisionReason": reason,
 	}})
-}
-
-// Block writes reason to stderr and returns ExitBlock, for events whose JSON answer
-// cannot block.
-func Block(stderr io.Writer, reason string) int {
-	fmt.Fprintln(stderr, reason)
-	return ExitBlock
 }
 
 // permissionOutput is a PermissionRequest hook's answer, as Claude Code documents it:

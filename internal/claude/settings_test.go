@@ -1,4 +1,4 @@
-package hook
+package claude
 
 import (
 	"bytes"
@@ -65,7 +65,7 @@ func TestRegistrationsQuoteTheBinary(t *testing.T) {
 		{"ctx", "command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop"},
 		{"/home/me/go/bin/ctx", guarded("/home/me/go/bin/ctx", "stop")},
 		{"/Users/Jane Doe/bin/ctx", guarded("'/Users/Jane Doe/bin/ctx'", "stop")},
-		{"/opt/it's/ctx", guarded(`'/opt/it'\''s/ctx'`, "stop")},
+		{"/opt/it's/ctx", guarded(`"/opt/it's/ctx"`, "stop")},
 		{`C:\Program Files\ctx\ctx.exe`, guarded(`'C:\Program Files\ctx\ctx.exe'`, "stop")},
 	}
 	for _, tt := range tests {
@@ -114,6 +114,9 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"command -v ctx > /dev/null 2>&1 || exit 0 ; ctx system stop", "stop", true},
 		{"command -v ctx >/dev/null || exit 0; exec ctx system stop --fast", "stop", true},
 		{"command -v ctx &>/dev/null || exit 0; exec ctx system", "", true},
+		{"command -v ctx >/dev/null 2>&1 ||\n  exit 0\nexec ctx system stop", "stop", true},
+		// The quoting of ctx before it used syntax.Quote.
+		{guarded(`'/opt/it'\''s/ctx'`, "stop"), "stop", true},
 		// A renamed ctx that init --local named by its path: the guard and the exec
 		// name the same binary.
 		{guarded("/home/me/bin/ctx-dev", "stop"), "stop", true},
@@ -127,6 +130,14 @@ func TestCtxSystemSubcommand(t *testing.T) {
 		{"command -v ctx >/dev/null 2>&1 && ctx system stop", "", false},
 		{"exec ctx system stop", "", false},
 		{"command -v ctx", "", false},
+		// More than ctx's one command: the person's (a hand lexer once read the first
+		// words and took these for ctx's).
+		{"ctx system stop | tee -a log", "", false},
+		{"ctx system stop; notify-send done", "", false},
+		{"ctx system stop && say done", "", false},
+		{"command -v ctx >/dev/null 2>&1 || exit 0; exec ctx system stop; say done", "", false},
+		{"X=1 ctx system stop", "", false},
+		{"ctx system 'stop", "", false}, // does not parse
 	}
 	for _, tt := range tests {
 		sub, ok := ctxSystemSubcommand(tt.command)
@@ -681,55 +692,6 @@ func TestWriteSettingsThroughSymlink(t *testing.T) {
 	checkCtxHooksCurrent(t, readSettingsTestFile(t, target), Registrations(settingsTestBin))
 }
 
-func TestSettingsPath(t *testing.T) {
-	env := func(vals map[string]string) func(string) string {
-		return func(k string) string { return vals[k] }
-	}
-	tests := []struct {
-		name    string
-		level   Level
-		env     map[string]string
-		want    string
-		project string
-	}{
-		{name: "project", level: LevelProject, project: "/work/p", want: "/work/p/.claude/settings.json"},
-		{name: "project ignores CLAUDE_CONFIG_DIR", level: LevelProject, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.json"},
-		{name: "local", level: LevelLocal, project: "/work/p", env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/work/p/.claude/settings.local.json"},
-		{name: "user", level: LevelUser, want: "/home/me/.claude/settings.json"},
-		{name: "user with CLAUDE_CONFIG_DIR", level: LevelUser, env: map[string]string{"CLAUDE_CONFIG_DIR": "/cfg"}, want: "/cfg/settings.json"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := SettingsPath(tt.project, tt.level, env(tt.env), "/home/me")
-			if got != filepath.FromSlash(tt.want) {
-				t.Errorf("SettingsPath = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestSettingsFiles(t *testing.T) {
-	none := func(string) string { return "" }
-	got := SettingsFiles("/work/p", none, "/home/me")
-	want := []SettingsFile{
-		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
-		{LevelProject, filepath.FromSlash("/work/p/.claude/settings.json")},
-		{LevelLocal, filepath.FromSlash("/work/p/.claude/settings.local.json")},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("SettingsFiles = %v, want %v", got, want)
-	}
-	// In the home folder the project's settings are the user's: one file, one level.
-	got = SettingsFiles("/home/me/", none, "/home/me")
-	want = []SettingsFile{
-		{LevelUser, filepath.FromSlash("/home/me/.claude/settings.json")},
-		{LevelLocal, filepath.FromSlash("/home/me/.claude/settings.local.json")},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("SettingsFiles in home = %v, want %v", got, want)
-	}
-}
-
 func TestCtxHookFiles(t *testing.T) {
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "p")
@@ -742,8 +704,7 @@ func TestCtxHookFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	none := func(string) string { return "" }
-	files := SettingsFiles(project, none, home)
+	files := SettingsFiles(project, func(k string) string { return map[string]string{"HOME": home}[k] })
 	user, shared, local := files[0].Path, files[1].Path, files[2].Path
 
 	write(user, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/ctx/ctx system stop"}]}]}}`)

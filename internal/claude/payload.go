@@ -1,6 +1,6 @@
-// Package hook reads the JSON that Claude Code sends a hook on stdin, writes the
+// Package claude reads the JSON that Claude Code sends a hook on stdin, writes the
 // answers a hook may give, and registers ctx's hooks in Claude Code's settings.
-package hook
+package claude
 
 import (
 	"bytes"
@@ -24,16 +24,15 @@ type Payload struct {
 	PromptID       string `json:"prompt_id"`   // the prompt the event belongs to (2.1.x)
 	ToolUseID      string `json:"tool_use_id"` // PreToolUse, PostToolUse
 
-	Prompt               string          `json:"prompt"`    // UserPromptSubmit
-	ToolName             string          `json:"tool_name"` // PreToolUse, PostToolUse
-	ToolInput            ToolInput       `json:"tool_input"`
-	ToolResponse         json.RawMessage `json:"tool_response"`
-	Source               string          `json:"source"`  // SessionStart: startup, resume, clear, compact
-	Trigger              string          `json:"trigger"` // PreCompact: manual, auto
-	CustomInstructions   string          `json:"custom_instructions"`
-	Reason               string          `json:"reason"` // SessionEnd
-	StopHookActive       bool            `json:"stop_hook_active"`
-	LastAssistantMessage string          `json:"last_assistant_message"` // Stop
+	Prompt               string    `json:"prompt"`    // UserPromptSubmit
+	ToolName             string    `json:"tool_name"` // PreToolUse, PostToolUse
+	ToolInput            ToolInput `json:"tool_input"`
+	Source               string    `json:"source"`  // SessionStart: startup, resume, clear, compact
+	Trigger              string    `json:"trigger"` // PreCompact: manual, auto
+	CustomInstructions   string    `json:"custom_instructions"`
+	Reason               string    `json:"reason"` // SessionEnd
+	StopHookActive       bool      `json:"stop_hook_active"`
+	LastAssistantMessage string    `json:"last_assistant_message"` // Stop
 }
 
 // ErrNoPayload is returned for empty input.

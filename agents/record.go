@@ -7,6 +7,7 @@
 package agents
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -223,7 +224,7 @@ func (s Store) Load(id string) (*Record, error) {
 // Update changes a record under its lock, re-reading it first.
 func (s Store) Update(id string, fn func(*Record) error) (*Record, error) {
 	var out *Record
-	err := durable.WithLock(s.recordPath(id), func() error {
+	err := durable.WithLock(context.Background(), s.recordPath(id), func() error {
 		r, err := s.Load(id)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -54,7 +55,7 @@ func (ws *Workspace) Create(np NewProject) (*Project, error) {
 		return nil, err
 	}
 	var created *Project
-	err := durable.WithLock(ws.StatePath("state", "new-project"), func() error {
+	err := durable.WithLock(context.Background(), ws.StatePath("state", "new-project"), func() error {
 		projects := ws.ProjectsPath()
 		if err := durable.MkdirAll(projects, 0o755); err != nil {
 			return err

@@ -2,6 +2,7 @@ package resume
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -122,7 +123,7 @@ func Save(t Target, c Change) (*Saved, error) {
 		return nil, err
 	}
 	var saved *Saved
-	err := durable.WithLockIn(t.LockDir, t.Path, func() error {
+	err := durable.WithLockIn(context.Background(), t.LockDir, t.Path, func() error {
 		durable.RemoveStaleTemps(filepath.Dir(t.Path), filepath.Base(t.Path))
 		var err error
 		saved, err = SaveUnlocked(t, c)

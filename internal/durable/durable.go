@@ -4,6 +4,7 @@ package durable
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -204,16 +205,17 @@ func (e *LockError) Error() string {
 
 // WithLock runs fn while holding an exclusive lock on the sidecar file path+".lock".
 // fn must re-read whatever it modifies: another process may have changed it while this
-// one waited. A lock not taken within LockTimeout is a *LockError.
-func WithLock(path string, fn func() error) error {
-	return withLockFile(path, path+".lock", fn)
+// one waited. A lock not taken within LockTimeout, or before ctx is done (a hook's
+// budget), is a *LockError.
+func WithLock(ctx context.Context, path string, fn func() error) error {
+	return withLockFile(ctx, path, path+".lock", fn)
 }
 
 // WithLockIn is WithLock with the lock file in dir (named by this user and a hash of
 // path) instead of beside the file: for files in folders that are not ctx's own, such
 // as a person's project folder or .claude/, often under version control, where a stray
 // .lock file would show up as their change.
-func WithLockIn(dir, path string, fn func() error) error {
+func WithLockIn(ctx context.Context, dir, path string, fn func() error) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -221,14 +223,14 @@ func WithLockIn(dir, path string, fn func() error) error {
 	// The lock is named by the file's resolved path: one workspace reached through a
 	// link and directly is one file, and must be one lock.
 	sum := sha256.Sum256([]byte(Resolve(abs)))
-	return withLockFile(path, filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])), fn)
+	return withLockFile(ctx, path, filepath.Join(dir, fmt.Sprintf("ctx-%d-%x.lock", os.Getuid(), sum[:8])), fn)
 }
 
 // withLockFile takes the lock on lockPath, polling from 1 ms up to 25 ms between tries
-// until LockTimeout, writes this process's id into the lock file for whoever waits
+// until LockTimeout or ctx is done, writes this process's id into the lock file for whoever waits
 // next, and runs fn. The kernel releases a flock with its holder, so a crashed holder
 // never leaves a lock behind, only its stale id.
-func withLockFile(path, lockPath string, fn func() error) error {
+func withLockFile(ctx context.Context, path, lockPath string, fn func() error) error {
 	if err := CheckInside(lockPath); err != nil {
 		return err
 	}
@@ -242,7 +244,7 @@ func withLockFile(path, lockPath string, fn func() error) error {
 		if ok {
 			break
 		}
-		if waited := time.Since(start); waited >= LockTimeout {
+		if waited := time.Since(start); waited >= LockTimeout || ctx.Err() != nil {
 			return &LockError{Path: path, Lock: lockPath, Holder: lockHolder(lockPath), Waited: waited}
 		}
 		time.Sleep(delay)
@@ -275,10 +277,10 @@ func WithOutsideLock(path string, fn func() error) error {
 	if cache, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(cache, "ctx", "locks")
 		if err := os.MkdirAll(dir, 0o700); err == nil {
-			return WithLockIn(dir, path, fn)
+			return WithLockIn(context.Background(), dir, path, fn)
 		}
 	}
-	return WithLock(path, fn)
+	return WithLock(context.Background(), path, fn)
 }
 
 // MkdirAll creates dir and its parents with perm, like os.MkdirAll, naming dir in the error.
@@ -311,7 +313,7 @@ func AppendLine(path string, line []byte) error {
 	if err := CheckInside(path); err != nil {
 		return err
 	}
-	return WithLock(path, func() error {
+	return WithLock(context.Background(), path, func() error {
 		// O_RDWR rather than O_WRONLY: the last byte is read to find a torn line.
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -65,7 +66,7 @@ func TestWithLockSerialises(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := WithLock(path, func() error {
+			err := WithLock(context.Background(), path, func() error {
 				data, _ := os.ReadFile(path)
 				return WriteFile(path, append(data, 'x'), 0o644)
 			})
@@ -171,7 +172,7 @@ func TestWithLockTimesOutNamingTheHolder(t *testing.T) {
 	release := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- WithLock(path, func() error {
+		done <- WithLock(context.Background(), path, func() error {
 			close(held)
 			<-release
 			return nil
@@ -180,7 +181,7 @@ func TestWithLockTimesOutNamingTheHolder(t *testing.T) {
 	<-held
 	// flock locks belong to open files, so a second flock.New in this process
 	// contends like another process would.
-	err := WithLock(path, func() error { return nil })
+	err := WithLock(context.Background(), path, func() error { return nil })
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestWithLockTimesOutNamingTheHolder(t *testing.T) {
 		t.Errorf("lock error = %q (%+v)", msg, le)
 	}
 	// Released: the next taker gets it at once.
-	if err := WithLock(path, func() error { return nil }); err != nil {
+	if err := WithLock(context.Background(), path, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -274,5 +275,32 @@ func TestRemoveDeadTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(liveTemp); err != nil {
 		t.Errorf("a live writer's temporary file was removed: %v", err)
+	}
+}
+
+// A lock waits no longer than its context allows: a hook's budget bounds the wait,
+// not only LockTimeout.
+func TestLockWaitEndsWithTheContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = WithLock(context.Background(), path, func() error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := WithLock(ctx, path, func() error { return nil })
+	var le *LockError
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %v, want a *LockError", err)
+	}
+	if waited := time.Since(start); waited > LockTimeout/2 {
+		t.Errorf("waited %s past a 100ms context", waited)
 	}
 }

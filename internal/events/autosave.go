@@ -52,7 +52,7 @@ func AutoSave(st *state.Store, sessionID string, trigger state.Trigger, usage *s
 	ws := st.WS
 	p := BoundProject(st, sessionID)
 	if p == nil {
-		id, err := st.Snapshots().Write(CurrentSnapshot(context.Background(), ws, nil, sessionID, trigger, usage, now))
+		id, err := st.Snapshots().Write(context.Background(), CurrentSnapshot(context.Background(), ws, nil, sessionID, trigger, usage, now))
 		return &AutoSaveResult{SnapshotID: id}, err
 	}
 	res, err := SaveProgress(st, p, SaveRequest{
@@ -141,7 +141,7 @@ func FinalizeJournal(ctx context.Context, st *state.Store, sessionID string, tri
 	if !minimal {
 		snap = CurrentSnapshot(ctx, st.WS, BoundProject(st, sessionID), sessionID, trigger, usage, now)
 	}
-	return j.Finalize(now, snap, minimal)
+	return j.Finalize(ctx, now, snap, minimal)
 }
 
 // RecoverJournals finalizes journals a crash left behind: this session's own (a new
@@ -162,7 +162,7 @@ func RecoverJournals(ctx context.Context, st *state.Store, sessionID string, now
 			continue
 		}
 		snap := CurrentSnapshot(ctx, ws, BoundProject(st, j.SessionID), j.SessionID, state.TriggerSessionEnd, lastUsage(st, j.SessionID), now)
-		path, _, err := j.Finalize(now, snap, false)
+		path, _, err := j.Finalize(ctx, now, snap, false)
 		if err != nil {
 			return archived, err
 		}

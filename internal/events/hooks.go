@@ -215,7 +215,7 @@ func autoSaveAtThreshold(st *state.Store, in UsageCheck, u *usage.Usage) (string
 	pct := round1(u.PercentOfBudget)
 	res, err := AutoSave(st, in.SessionID, state.TriggerAuto, SnapshotUsage(u), 0, in.Now)
 	if err != nil {
-		snapID, _ := st.Snapshots().Write(CurrentSnapshot(context.Background(), st.WS, nil, in.SessionID, state.TriggerAuto, SnapshotUsage(u), in.Now))
+		snapID, _ := st.Snapshots().Write(context.Background(), CurrentSnapshot(context.Background(), st.WS, nil, in.SessionID, state.TriggerAuto, SnapshotUsage(u), in.Now))
 		_, _ = st.Journal(in.SessionID).Start(in.Now, &pct, map[string]any{
 			"reason": "auto-save threshold; save failed", "tokens_used": u.TokensUsed, "snapshot_id": snapID,
 		})

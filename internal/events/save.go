@@ -85,7 +85,7 @@ func SaveProgress(st *state.Store, p *loader.Project, req SaveRequest) (*SaveRes
 		ResumePrompt:  resumePrompt(p, saved.Document, change),
 		Git:           git,
 	}
-	id, err := st.Snapshots().Write(snap)
+	id, err := st.Snapshots().Write(context.Background(), snap)
 	if err != nil {
 		return nil, fmt.Errorf("save point written, snapshot not: %w", err)
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,7 +66,7 @@ func (se *Session) UpdateCycle(fn func(*Cycle) error) (*Cycle, error) {
 	}
 	sessionID := se.ID
 	var cur Cycle
-	err = durable.WithLock(path, func() error {
+	err = durable.WithLock(context.Background(), path, func() error {
 		cur = Cycle{SessionID: sessionID}
 		data, err := os.ReadFile(path)
 		switch {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,12 +97,12 @@ func (j *Journal) Active() (bool, error) {
 // locked runs fn under the lock of the journals of j.Dir. Every change to a journal
 // takes it, so that an append cannot land after a finalize has moved the file away and
 // so re-create it with no pause_started line.
-func (j *Journal) locked(fn func() error) error {
+func (j *Journal) locked(ctx context.Context, fn func() error) error {
 	locks, err := lockDir(j.Dir)
 	if err != nil {
 		return err
 	}
-	return durable.WithLockIn(locks, filepath.Join(j.Dir, journalsLock), fn)
+	return durable.WithLockIn(ctx, locks, filepath.Join(j.Dir, journalsLock), fn)
 }
 
 // exists reports whether the journal file is there, an error other than its absence
@@ -131,7 +132,7 @@ func (j *Journal) Start(now time.Time, pct *float64, data any) (bool, error) {
 	}
 	path := j.Path()
 	started := false
-	err = j.locked(func() error {
+	err = j.locked(context.Background(), func() error {
 		if ok, err := j.exists(); ok || err != nil {
 			return err
 		}
@@ -172,7 +173,7 @@ func (j *Journal) Append(now time.Time, typ string, pct *float64, data any) erro
 	if err != nil {
 		return fmt.Errorf("append to journal: %w", err)
 	}
-	err = j.locked(func() error {
+	err = j.locked(context.Background(), func() error {
 		if ok, err := j.exists(); !ok {
 			return err
 		}
@@ -513,14 +514,14 @@ func Clip(s string, n int) string {
 // after its snapshot is archived with that snapshot (finalizedBy), not given another. On an error after the snapshot was
 // written, snapshotID still names it. All of it happens under the
 // journals' lock: two finalizers (pre-compact and session-end racing) make one archive.
-func (j *Journal) Finalize(now time.Time, snap *Snapshot, minimal bool) (archived, snapshotID string, err error) {
+func (j *Journal) Finalize(ctx context.Context, now time.Time, snap *Snapshot, minimal bool) (archived, snapshotID string, err error) {
 	if ok, err := j.exists(); !ok {
 		if err != nil {
 			return "", "", fmt.Errorf("finalize journal: %w", err)
 		}
 		return "", "", nil
 	}
-	err = j.locked(func() error {
+	err = j.locked(ctx, func() error {
 		if ok, err := j.exists(); !ok {
 			return err
 		}
@@ -561,7 +562,7 @@ func (j *Journal) Finalize(now time.Time, snap *Snapshot, minimal bool) (archive
 				snap.SessionID = j.SessionID
 			}
 			snap.IncrementalPause = IncrementalPause(lines)
-			if snapshotID, err = (Snapshots{Dir: j.Dir}).Write(snap); err != nil {
+			if snapshotID, err = (Snapshots{Dir: j.Dir}).Write(ctx, snap); err != nil {
 				return err
 			}
 			// The archive pairs with its snapshot: session-<stamp>[-n]-incremental.jsonl.
@@ -623,7 +624,7 @@ func (j *Journal) Discard() error {
 		}
 		return nil
 	}
-	err := j.locked(func() error {
+	err := j.locked(context.Background(), func() error {
 		if err := os.Remove(j.Path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 func runJournalChild(mode string) error {
 	j := OpenJournal(os.Getenv("CTX_JOURNAL_DIR"), os.Getenv("CTX_JOURNAL_SESSION"))
 	if mode == "finalize" {
-		archived, id, err := j.Finalize(time.Now(), &Snapshot{Trigger: TriggerPreCompact}, false)
+		archived, id, err := j.Finalize(context.Background(), time.Now(), &Snapshot{Trigger: TriggerPreCompact}, false)
 		fmt.Printf("%s %s\n", archived, id)
 		return err
 	}
@@ -171,7 +172,7 @@ func TestJournalLifecycle(t *testing.T) {
 	}
 
 	snap := &Snapshot{Trigger: TriggerPreCompact, ContextUsage: &ContextUsage{TokensUsed: 160000, TokensTotal: 167000, Percentage: 95.8}}
-	archived, id, err := j.Finalize(t0.Add(time.Minute), snap, false)
+	archived, id, err := j.Finalize(context.Background(), t0.Add(time.Minute), snap, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +261,11 @@ func TestJournalFinalizeTwice(t *testing.T) {
 	j := OpenJournal(dir, "s")
 	mustStart(t, j)
 	mustAppend(t, j, t0.Add(time.Second), LineToolCall, nil, map[string]string{"tool": "Bash"})
-	archived, id, err := j.Finalize(t0.Add(2*time.Second), nil, false)
+	archived, id, err := j.Finalize(context.Background(), t0.Add(2*time.Second), nil, false)
 	if err != nil || archived == "" || id == "" {
 		t.Fatalf("first finalize: %q, %q, %v", archived, id, err)
 	}
-	archived, id, err = j.Finalize(t0.Add(3*time.Second), nil, false)
+	archived, id, err = j.Finalize(context.Background(), t0.Add(3*time.Second), nil, false)
 	if err != nil || archived != "" || id != "" {
 		t.Errorf("second finalize: %q, %q, %v; want a no-op", archived, id, err)
 	}
@@ -288,7 +289,7 @@ func TestJournalFinalizeKeepsAFinalizedLine(t *testing.T) {
 	if err := os.WriteFile(j.Path(), append(must(os.ReadFile(j.Path())), line...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	archived, _, err := j.Finalize(t0.Add(time.Minute), nil, true)
+	archived, _, err := j.Finalize(context.Background(), t0.Add(time.Minute), nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestJournalFinalizeMinimal(t *testing.T) {
 	j := OpenJournal(dir, "s")
 	mustStart(t, j)
 	now := time.Date(2026, 3, 1, 13, 4, 5, 123456789, time.FixedZone("CET", 3600))
-	archived, id, err := j.Finalize(now, &Snapshot{}, true)
+	archived, id, err := j.Finalize(context.Background(), now, &Snapshot{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestJournalFinalizeMinimal(t *testing.T) {
 	// The same stamp again: the first archive stays as it is.
 	first := must(os.ReadFile(archived))
 	mustStart(t, j)
-	again, _, err := j.Finalize(now, nil, true)
+	again, _, err := j.Finalize(context.Background(), now, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +457,7 @@ func TestJournalsPerSession(t *testing.T) {
 	if got := names(t, dir, "ACTIVE-PAUSE-*.jsonl"); len(got) != 2 {
 		t.Errorf("journals %q, want two", got)
 	}
-	if _, _, err := a.Finalize(t0, nil, true); err != nil {
+	if _, _, err := a.Finalize(context.Background(), t0, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	if !isActive(t, b) {
@@ -500,7 +501,7 @@ func TestJournalTornAndGarbageLines(t *testing.T) {
 		t.Errorf("status %+v, %v", st, err)
 	}
 
-	archived, id, err := j.Finalize(t0.Add(time.Minute), nil, false)
+	archived, id, err := j.Finalize(context.Background(), t0.Add(time.Minute), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -714,7 +715,7 @@ func TestJournalFinalizeKilledAfterItsSnapshot(t *testing.T) {
 		// An unrelated snapshot written since, by another save.
 		other := mustWrite(t, Snapshots{Dir: dir}, &Snapshot{SessionID: "other"})
 
-		archived, id, err := j.Finalize(t0.Add(time.Minute), nil, false)
+		archived, id, err := j.Finalize(context.Background(), t0.Add(time.Minute), nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -25,7 +26,7 @@ func (r *Runtime) FirstRun(hook, sessionID, eventID string) (bool, error) {
 	}
 	path := filepath.Join(r.Dir, "seen-"+hook+"-"+safe)
 	first := true
-	err = durable.WithLock(path, func() error {
+	err = durable.WithLock(context.Background(), path, func() error {
 		b, err := os.ReadFile(path)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err

@@ -76,7 +76,7 @@ func (r *Runtime) Pause(sessionID string) error {
 	if err != nil {
 		return fmt.Errorf("pause: %w", err)
 	}
-	return durable.WithLock(path, func() error {
+	return durable.WithLock(context.Background(), path, func() error {
 		return durable.ReplaceLocked(path, []byte("0\n"), 0o600)
 	})
 }
@@ -89,7 +89,7 @@ func (r *Runtime) Resume(sessionID string) (bool, error) {
 		return false, fmt.Errorf("resume: %w", err)
 	}
 	was := false
-	err = durable.WithLock(path, func() error {
+	err = durable.WithLock(context.Background(), path, func() error {
 		err := os.Remove(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -132,7 +132,7 @@ func (r *Runtime) CountTurn(sessionID string) (bool, int, error) {
 		return false, 0, nil
 	}
 	paused, turns := false, 0
-	err = durable.WithLock(path, func() error {
+	err = durable.WithLock(context.Background(), path, func() error {
 		data, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil // resumed while this hook waited

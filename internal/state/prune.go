@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,7 +66,7 @@ func (s Snapshots) Prune(opts PruneOptions) (pruned []PrunedSet, kept int, err e
 	if err != nil {
 		return nil, 0, fmt.Errorf("prune: %w", err)
 	}
-	err = durable.WithLockIn(locks, filepath.Join(s.Dir, LatestFile), func() error {
+	err = durable.WithLockIn(context.Background(), locks, filepath.Join(s.Dir, LatestFile), func() error {
 		if !opts.DryRun {
 			s.tidyLocked() // what killed writers left, marker or not
 		}

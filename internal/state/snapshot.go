@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ type Snapshots struct {
 // A zero SchemaVersion or SavedAt is filled in. Ids never collide and LatestFile always
 // names the newest, however many processes write at once: all of it happens under a
 // lock on LatestFile.
-func (s Snapshots) Write(snap *Snapshot) (string, error) {
+func (s Snapshots) Write(ctx context.Context, snap *Snapshot) (string, error) {
 	if snap == nil {
 		return "", errors.New("write snapshot: no snapshot given")
 	}
@@ -139,7 +140,7 @@ func (s Snapshots) Write(snap *Snapshot) (string, error) {
 		return "", fmt.Errorf("write snapshot: %w", err)
 	}
 	var out Snapshot
-	err = durable.WithLockIn(locks, latest, func() error {
+	err = durable.WithLockIn(ctx, locks, latest, func() error {
 		// Every snapshot file is written under this lock, so any temporary file here,
 		// and any set without its JSON (which is written last), is what a killed
 		// writer left. Such a writer also left its marker: only then is the folder,

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,7 +71,7 @@ func newSnapshots(t *testing.T) Snapshots {
 
 func mustWrite(t *testing.T, s Snapshots, snap *Snapshot) string {
 	t.Helper()
-	id, err := s.Write(snap)
+	id, err := s.Write(context.Background(), snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestWriteFillsDefaults(t *testing.T) {
 }
 
 func TestWriteRejectsNil(t *testing.T) {
-	if _, err := newSnapshots(t).Write(nil); err == nil {
+	if _, err := newSnapshots(t).Write(context.Background(), nil); err == nil {
 		t.Fatal("want an error")
 	}
 }
@@ -160,7 +161,7 @@ func TestWriteIntoUnusableFolderFails(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Snapshots{Dir: filepath.Join(file, "sessions")}).Write(fullSnapshot()); err == nil {
+	if _, err := (Snapshots{Dir: filepath.Join(file, "sessions")}).Write(context.Background(), fullSnapshot()); err == nil {
 		t.Fatal("want an error when the folder cannot be created")
 	}
 }
@@ -323,7 +324,7 @@ func TestFailedWriteKeepsLatest(t *testing.T) {
 		}
 		return durable.WriteFile(path, data, perm)
 	}
-	if _, err := s.Write(fullSnapshot()); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if _, err := s.Write(context.Background(), fullSnapshot()); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("err = %v, want the write's error", err)
 	}
 	if got := readLatestFile(t, s); got != first {
@@ -344,7 +345,7 @@ func TestWriteConcurrentIDsNeverCollide(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				id, err := s.Write(fullSnapshot())
+				id, err := s.Write(context.Background(), fullSnapshot())
 				if err != nil {
 					t.Error(err)
 					return
@@ -422,7 +423,7 @@ func TestHelperWriteSnapshots(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("CTX_TEST_SNAPSHOT_COUNT"))
 	for range n {
-		id, err := (Snapshots{Dir: dir}).Write(fullSnapshot())
+		id, err := (Snapshots{Dir: dir}).Write(context.Background(), fullSnapshot())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -27,7 +28,7 @@ const SchemaVersion = 1
 
 // EnvAgentID marks every process of an agent: the tmux session sets it, claude and its
 // hooks inherit it, and the sweep at pause finds leftovers by it.
-const EnvAgentID = "CTX_AGENT_ID"
+const EnvAgentID = events.EnvAgentID
 
 // Record is an agent's lifecycle, written only by ctx commands under the agent's lock.
 type Record struct {

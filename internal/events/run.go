@@ -79,11 +79,12 @@ type Input struct {
 	Activity func(ws *loader.Workspace, agentID string, ev Event, h *Hook) error
 }
 
-// EnvAgentID names the agent a session runs for (set by `ctx agents start`).
+// EnvAgentID names the agent a session runs for: `ctx agents start` sets it for every
+// process of the agent (agents.EnvAgentID is this one).
 const EnvAgentID = "CTX_AGENT_ID"
 
-// Run runs one hook: it reads the payload, and outside a workspace does nothing but
-// judge commands; a payload that is not a real event of the hook's kind (empty, not a
+// Run runs one hook on its payload (parsed by the caller, who found the workspace from
+// it). Outside a workspace it does nothing but judge commands; a payload that is not a real event of the hook's kind (empty, not a
 // JSON object, naming another event, or without a session id that is a safe
 // identifier) changes nothing: one warning says why. The guard judges whatever command
 // it can read, session id or not, and refuses one it cannot read. A hook's failure is a
@@ -122,7 +123,7 @@ func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error 
 	}
 	if id := h.Getenv(EnvAgentID); id != "" && h.WS() != nil && h.SessionID != "" && ev.Activity != "" && in.Activity != nil {
 		// An agent's session: its activity for ctx agents and the dashboard. Never a
-		// reason to fail the claude.
+		// reason to fail the hook.
 		if err := in.Activity(h.WS(), id, ev, h); err != nil {
 			h.Warn("%s: agent %s: %v", ev.Command, id, err)
 		}
@@ -132,7 +133,6 @@ func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error 
 		ctx, cancel = context.WithTimeout(ctx, ev.Budget)
 		defer cancel()
 	}
-	h.Event = ev
 	reply, err := ev.Run(ctx, h)
 	if err != nil {
 		h.Warn("%s: %v", ev.Command, err)

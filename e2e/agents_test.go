@@ -367,7 +367,7 @@ func TestAgentAutoApprove(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	logs, _ := filepath.Glob(filepath.Join(e.Workspace, ".ctx", "state", "audit", "*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join(e.Workspace, ".ctx", "state", "sessions", "*", "audit.jsonl"))
 	if len(logs) == 0 {
 		t.Fatal("no audit log")
 	}

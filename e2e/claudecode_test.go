@@ -23,7 +23,7 @@ func TestForkCarriesTheBinding(t *testing.T) {
 	if fork.SessionID == "" || fork.SessionID == first.SessionID {
 		t.Fatalf("the fork kept the id %q (first %q)", fork.SessionID, first.SessionID)
 	}
-	b, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "sessions", fork.SessionID+".json"))
+	b, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "sessions", fork.SessionID, "binding.json"))
 	if err != nil || !strings.Contains(string(b), "01-checkout-redesign") {
 		for _, id := range []string{first.SessionID, fork.SessionID} {
 			h, _ := os.ReadFile(e.Transcript(id, ""))
@@ -85,7 +85,7 @@ func TestCompactionSignalsCountOnce(t *testing.T) {
 	if n := compactionCount(t, e); n != 2 { // the demo's save point says 1
 		t.Errorf("compaction_count = %d after one compaction, want 2", n)
 	}
-	c, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "cycles", res.SessionID+".json"))
+	c, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "sessions", res.SessionID, "cycle.json"))
 	if err != nil || !strings.Contains(string(c), `"cycle":1,`) || !strings.Contains(string(c), `"boundary":"`) {
 		t.Errorf("cycle state: %v %s", err, c)
 	}
@@ -98,21 +98,21 @@ func TestStatusLineRecordsTheWindow(t *testing.T) {
 	e := New(t, Options{})
 	s := e.Tmux()
 	s.WaitFor("ctx · ", 20*time.Second)
-	dir := filepath.Join(e.Workspace, ".ctx", "state", "windows")
-	var files []os.DirEntry
+	pattern := filepath.Join(e.Workspace, ".ctx", "state", "sessions", "*", "window.json")
+	var files []string
 	deadline := time.Now().Add(10 * time.Second)
 	for len(files) == 0 && time.Now().Before(deadline) {
-		files, _ = os.ReadDir(dir)
+		files, _ = filepath.Glob(pattern)
 		time.Sleep(100 * time.Millisecond)
 	}
 	if len(files) != 1 {
-		t.Fatalf("no window recorded in %s:\n%s", dir, s.Screen())
+		t.Fatalf("no window recorded as %s:\n%s", pattern, s.Screen())
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, files[0].Name()))
+	b, _ := os.ReadFile(files[0])
 	if !strings.Contains(string(b), `"window":1000000`) {
 		t.Fatalf("recorded %s", b)
 	}
-	id := strings.TrimSuffix(files[0].Name(), ".json")
+	id := filepath.Base(filepath.Dir(files[0]))
 	transcript := filepath.Join(e.Root, "t.jsonl")
 	line := `{"type":"assistant","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":150000}},"uuid":"a1"}` + "\n"
 	if err := os.WriteFile(transcript, []byte(line), 0o644); err != nil {

@@ -12,7 +12,7 @@ import (
 // auditLines are the lines of the auto-approve audit log of a session.
 func auditLines(t *testing.T, e *Env, sessionID string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "audit", sessionID+".jsonl"))
+	b, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx", "state", "sessions", sessionID, "audit.jsonl"))
 	if err != nil {
 		return nil
 	}

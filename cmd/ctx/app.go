@@ -13,7 +13,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/demo"
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/internal/termtext"
 	"github.com/ctxtools/ctx/loader"
@@ -178,6 +180,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint),
+		errors.Is(err, loader.ErrBadName), errors.Is(err, events.ErrNoTarget), errors.Is(err, demo.ErrNotEmpty),
 		errors.Is(err, durable.ErrOutside):
 		return exitInput
 	}

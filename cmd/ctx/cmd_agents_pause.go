@@ -58,7 +58,7 @@ func runAgentsPause(o *agentsPauseOptions) error {
 	}
 	strategy, err := agents.CheckGitStrategy(o.Git)
 	if err != nil {
-		return inputError(fmt.Errorf("pause: %w", err))
+		return fmt.Errorf("pause: %w", err)
 	}
 	now := o.Now()
 	recs, err := o.selectAgents(a, o.Agents, o.Project, o.All || o.Project != "" || o.IdleFor > 0, func(v agents.View) bool {

@@ -13,8 +13,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/demo"
 	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
+	"github.com/ctxtools/ctx/internal/termtext"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -37,7 +40,7 @@ type Streams struct {
 	OutIsTTY bool
 	InIsTTY  bool
 	// Width is the terminal's width in columns when Out is a terminal: text is fitted
-	// to it (fit.go). 0 when Out is not a terminal: lines stay whole.
+	// to it (internal/termtext). 0 when Out is not a terminal: lines stay whole.
 	Width int
 }
 
@@ -177,6 +180,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint),
+		errors.Is(err, loader.ErrBadName), errors.Is(err, events.ErrNoTarget), errors.Is(err, demo.ErrNotEmpty),
 		errors.Is(err, durable.ErrOutside):
 		return exitInput
 	}
@@ -194,7 +198,7 @@ func exitCode(err error) int {
 func Main(args []string, streams Streams, getenv func(string) string) int {
 	app := &App{Streams: streams, Getenv: getenv}
 	if streams.Width > 0 {
-		fw := newFitWriter(streams.Out, streams.Width)
+		fw := termtext.NewWriter(streams.Out, streams.Width)
 		defer func() { _ = fw.Flush() }()
 		app.Out = fw
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxtools/ctx/internal/termtext"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -24,8 +25,8 @@ func (a *App) writeJSON(v any) error {
 // dataOut is Out for data that must come out byte for byte (JSON, a template, a
 // captured screen): never fitted to the terminal's width.
 func (a *App) dataOut() io.Writer {
-	if fw, ok := a.Out.(*fitWriter); ok {
-		return fw.w
+	if fw, ok := a.Out.(*termtext.Writer); ok {
+		return fw.Underlying()
 	}
 	return a.Out
 }

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/internal/termtext"
 )
 
 // newRootCmd builds the whole command tree.
@@ -99,4 +104,19 @@ conversation is open elsewhere; the message names the override).`,
 	rejectUnknownSubcommands(cmd)
 	fitHelp(cmd, app.Width)
 	return cmd
+}
+
+// fitHelp fits every command's help to width columns: its long text is reflowed and
+// its flags are wrapped by pflag, which knows their columns. 0 leaves help as it is.
+func fitHelp(cmd *cobra.Command, width int) {
+	if width <= 0 {
+		return
+	}
+	cmd.Long = termtext.Reflow(cmd.Long, width)
+	tmpl := cmd.UsageTemplate()
+	tmpl = strings.ReplaceAll(tmpl, ".FlagUsages |", ".FlagUsagesWrapped "+strconv.Itoa(width)+" |")
+	cmd.SetUsageTemplate(tmpl)
+	for _, c := range cmd.Commands() {
+		fitHelp(c, width)
+	}
 }

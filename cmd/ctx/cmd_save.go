@@ -116,9 +116,6 @@ func runSave(opts *saveOptions) error {
 	sessionID, _ := events.CurrentID(opts.Getenv)
 	p, picked, err := events.TargetProject(opts.State(ws), opts.Project, currentDir(), sessionID)
 	if err != nil {
-		if errors.Is(err, events.ErrNoTarget) {
-			return inputError(err)
-		}
 		return err
 	}
 	if picked != events.PickedNamed {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -46,9 +45,6 @@ func runDemo(opts *demoOptions) error {
 		dir = tmp
 	}
 	if err := demo.Write(dir); err != nil {
-		if errors.Is(err, demo.ErrNotEmpty) {
-			return inputError(err)
-		}
 		return err
 	}
 	fmt.Fprintf(opts.Err, "ctx: wrote the example workspace to %s\n", dir)

@@ -1,16 +1,15 @@
-package main
+// Package termtext fits text to a terminal's width: a Writer that breaks long lines
+// between words as they are written, and Reflow for prose such as help text.
+package termtext
 
 import (
 	"bytes"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/spf13/cobra"
 )
 
-// fitWriter fits text to a terminal's width: a line wider than the terminal breaks
+// Writer fits text to a terminal's width: a line wider than the terminal breaks
 // between words, and its continuation lines start under the column the line's text
 // starts in (after a label such as "  stopped   " or a command name in help), so
 // tables of labels stay readable at 80 columns and below. Only output to a terminal
@@ -18,16 +17,22 @@ import (
 //
 // Complete lines are fitted as they arrive; a partial line (a question waiting for
 // its answer) is written at once, as it is, and the rest of that line too.
-type fitWriter struct {
+type Writer struct {
 	w       io.Writer
 	width   int
 	pending []byte // the start of a line not yet ended
 	raw     bool   // part of the current line went out unfitted
 }
 
-func newFitWriter(w io.Writer, width int) *fitWriter { return &fitWriter{w: w, width: width} }
+// NewWriter returns a Writer that fits what is written to it to width columns and
+// writes it to w.
+func NewWriter(w io.Writer, width int) *Writer { return &Writer{w: w, width: width} }
 
-func (f *fitWriter) Write(p []byte) (int, error) {
+// Underlying is the writer f writes to, for output that must come out byte for byte.
+func (f *Writer) Underlying() io.Writer { return f.w }
+
+// Write fits the complete lines of p and writes them; see Writer.
+func (f *Writer) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
@@ -61,7 +66,7 @@ func (f *fitWriter) Write(p []byte) (int, error) {
 }
 
 // Flush writes a held partial line as it is.
-func (f *fitWriter) Flush() error {
+func (f *Writer) Flush() error {
 	if len(f.pending) == 0 {
 		return nil
 	}
@@ -167,11 +172,11 @@ func listMarker(s string) int {
 	return 0
 }
 
-// reflow fits prose to width: a paragraph (lines of the same indentation, each but the
+// Reflow fits prose to width: a paragraph (lines of the same indentation, each but the
 // first neither a list item nor a table row) with a line wider than width is joined
 // and broken again between words. Paragraphs that fit keep their author's line
 // breaks, so at 80 columns and above the text is unchanged.
-func reflow(text string, width int) string {
+func Reflow(text string, width int) string {
 	if width <= 0 {
 		return text
 	}
@@ -260,19 +265,4 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// fitHelp fits every command's help to width columns: its long text is reflowed and
-// its flags are wrapped by pflag, which knows their columns. 0 leaves help as it is.
-func fitHelp(cmd *cobra.Command, width int) {
-	if width <= 0 {
-		return
-	}
-	cmd.Long = reflow(cmd.Long, width)
-	tmpl := cmd.UsageTemplate()
-	tmpl = strings.ReplaceAll(tmpl, ".FlagUsages |", ".FlagUsagesWrapped "+strconv.Itoa(width)+" |")
-	cmd.SetUsageTemplate(tmpl)
-	for _, c := range cmd.Commands() {
-		fitHelp(c, width)
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/internal/events"
+	"github.com/ctxtools/ctx/internal/termtext"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/resume"
 )
@@ -96,7 +97,7 @@ func runShow(opts *showOptions) error {
 		}
 		body := sec.Body
 		if opts.Width > 0 {
-			body = reflow(body, opts.Width-2)
+			body = termtext.Reflow(body, opts.Width-2)
 		}
 		for _, l := range strings.Split(body, "\n") {
 			fmt.Fprintf(w, "  %s\n", l)

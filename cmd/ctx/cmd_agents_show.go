@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+type agentsShowOptions struct {
+	agentsApp
+	Agent string
+	JSON  bool
+}
+
+func newAgentsShowCmd(app *App) *cobra.Command {
+	o := &agentsShowOptions{agentsApp: agentsApp{app}}
+	cmd := &cobra.Command{
+		Use:     "show AGENT",
+		Short:   "Show an agent: its record, activity, pause and the resume prompt it would get",
+		Example: "  ctx agents show expiry\n  ctx agents show a-3f --json",
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Agent = args[0]
+			return runAgentsShow(o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func runAgentsShow(o *agentsShowOptions) error {
+	a, rec, err := o.one(o.Agent)
+	if err != nil {
+		return err
+	}
+	out := a.Detail(rec)
+	if o.JSON {
+		return o.writeJSON(out)
+	}
+	fmt.Fprintf(o.Out, "%s  %s  project %s  %s since %s\n", rec.ID, rec.Name, rec.Project, rec.State, rec.StateSince.Local().Format(time.DateTime))
+	fmt.Fprintf(o.Out, "  folder     %s\n  session    %s\n", rec.Cwd, rec.Claude.SessionID)
+	if out.Activity.Activity != "" {
+		fmt.Fprintf(o.Out, "  activity   %s (%s at %s) %s\n", out.Activity.Activity, out.Activity.Event, out.Activity.At.Local().Format(time.TimeOnly), out.Activity.Summary)
+	}
+	if p := rec.Pause; p != nil {
+		fmt.Fprintf(o.Out, "  paused     %s (%s), freed %d MB, %d processes ended\n", p.PausedAt.Local().Format(time.DateTime), p.Reason, p.RSSFreedKB/1024, p.ProcessesEnded)
+		if p.Git != nil {
+			fmt.Fprintf(o.Out, "  checkpoint %s (%d dirty files)\n  restore    %s\n", p.Git.Ref, len(p.Git.Dirty), out.Restore)
+		}
+	}
+	if rec.Exit != nil {
+		fmt.Fprintf(o.Out, "  exited     status %d\n", rec.Exit.Status)
+		for _, l := range rec.Exit.LastLines {
+			fmt.Fprintf(o.Out, "    | %s\n", l)
+		}
+	}
+	if rec.LastError != "" {
+		fmt.Fprintf(o.Out, "  last error %s\n", rec.LastError)
+	}
+	if out.Resume != nil {
+		fmt.Fprintln(o.Out, "  resume prompt:")
+		for _, l := range strings.Split(out.Resume.Prompt, "\n") {
+			fmt.Fprintf(o.Out, "    %s\n", l)
+		}
+	}
+	fmt.Fprintf(o.Out, "  attach     %s\n", out.Attach)
+	return nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/agents"
+)
+
+type agentsStartOptions struct {
+	agentsApp
+	Project  string
+	Name     string
+	Cwd      string
+	Worktree string
+	From     string
+	Prompt   string
+	Mode     string
+	Model    string
+	Auto     bool
+	NoWait   bool
+	JSON     bool
+}
+
+func newAgentsStartCmd(app *App) *cobra.Command {
+	o := &agentsStartOptions{agentsApp: agentsApp{app}}
+	cmd := &cobra.Command{
+		Use:   "start PROJECT",
+		Short: "Start an agent on a project, in tmux, with ctx's resume prompt",
+		Example: `  ctx agents start 1
+  ctx agents start checkout --name expiry --permission-mode acceptEdits
+  ctx agents start 1 --name expiry --worktree ctx/expiry   # on a branch of its own`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Project = args[0]
+			return runAgentsStart(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Name, "name", "", "a name for the agent (default: the project id and the agent id)")
+	f.StringVar(&o.Cwd, "cwd", "", "the folder claude runs in (default: the workspace root)")
+	f.StringVar(&o.Worktree, "worktree", "", "run on this branch in a git worktree of its own, under <repo>/.ctx/worktrees/<name>")
+	f.StringVar(&o.From, "from", "", "with --worktree, make a new branch from this commit (default: HEAD)")
+	f.StringVar(&o.Prompt, "prompt", "", "the first prompt (default: ctx's resume prompt for the project)")
+	f.StringVar(&o.Mode, "permission-mode", "", "claude's --permission-mode")
+	f.StringVar(&o.Model, "model", "", "claude's --model")
+	f.BoolVar(&o.Auto, "auto-approve", false, "let ctx's guard answer permission requests (see docs/guard.md)")
+	f.BoolVar(&o.NoWait, "no-wait", false, "return once claude is launched, without waiting for its session to start")
+	f.BoolVar(&o.JSON, "json", false, "print the agent as JSON")
+	return cmd
+}
+
+func runAgentsStart(o *agentsStartOptions) error {
+	a, err := o.open()
+	if err != nil {
+		return err
+	}
+	p, err := a.Store.WS.Resolve(o.Project)
+	if err != nil {
+		return err
+	}
+	rec, err := a.Start(agents.StartOptions{Project: p, Name: o.Name, Cwd: o.Cwd, Prompt: o.Prompt,
+		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Worktree: o.Worktree, From: o.From})
+	if rec == nil {
+		return err
+	}
+	if o.From != "" && o.Worktree == "" {
+		o.Warn("--from goes with --worktree; ignored")
+	}
+	if o.JSON {
+		return errors.Join(o.writeJSON(rec), err)
+	}
+	fmt.Fprintf(o.Out, "started %s (%s) on %s: %s\n", rec.ID, rec.Name, rec.Project, rec.State)
+	fmt.Fprintf(o.Out, "  attach: ctx agents open %s\n", rec.Name)
+	return err
+}

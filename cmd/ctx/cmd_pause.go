@@ -21,6 +21,11 @@ type pauseOptions struct {
 // nothing.
 func (o *pauseOptions) sessionID() (string, error) {
 	if o.SessionID != "" {
+		// No hook acts for an id that is not a safe identifier (events.Run refuses
+		// it), so a pause of one would never be seen.
+		if err := state.CheckSessionID(o.SessionID); err != nil {
+			return "", inputError(fmt.Errorf("--session-id: %w", err))
+		}
 		return o.SessionID, nil
 	}
 	if data, _ := o.readStdin(commandStdinWait); len(data) > 0 {

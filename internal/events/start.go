@@ -1,19 +1,16 @@
 package events
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/usage"
@@ -153,10 +150,6 @@ func CarryBinding(st *state.Store, in Start) (*state.Binding, error) {
 	return &carried, se.Bind(carried)
 }
 
-// transcriptHead bounds how much of a transcript's start is read to match a fork to its
-// parent: the first message comes after a few bookkeeping lines.
-const transcriptHead = 256 << 10
-
 // bindingsTried bounds how many bound sessions are tried as a fork's parent, newest
 // binding first.
 const bindingsTried = 64
@@ -164,54 +157,20 @@ const bindingsTried = 64
 // parentByTranscript finds the bound session whose transcript, beside the new one in
 // Claude Code's project folder, holds the new transcript's first message.
 func parentByTranscript(st *state.Store, sessionID, transcript string) *state.Binding {
-	first := firstMessageUUID(transcript)
+	first := claude.FirstMessageUUID(transcript)
 	if first == "" {
 		return nil
 	}
-	needle := []byte(`"uuid":"` + first + `"`)
 	for _, binding := range st.RecentBindings(sessionID, bindingsTried) {
 		safe, err := state.SafeID(binding.SessionID)
 		if err != nil || safe != binding.SessionID {
 			continue // an id that is no file name names no transcript
 		}
-		head := readHead(filepath.Join(filepath.Dir(transcript), binding.SessionID+".jsonl"))
-		if bytes.Contains(head, needle) {
+		if claude.HoldsMessage(filepath.Join(filepath.Dir(transcript), binding.SessionID+".jsonl"), first) {
 			return &binding
 		}
 	}
 	return nil
-}
-
-// firstMessageUUID returns the uuid of the first conversation line of a transcript (a
-// message, or the attachment a hook's output became), "" when its head holds none.
-func firstMessageUUID(path string) string {
-	sc := bufio.NewScanner(bytes.NewReader(readHead(path)))
-	sc.Buffer(make([]byte, 64<<10), transcriptHead)
-	for sc.Scan() {
-		var e struct {
-			Type        string `json:"type"`
-			UUID        string `json:"uuid"`
-			IsSidechain bool   `json:"isSidechain"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.IsSidechain || e.UUID == "" {
-			continue
-		}
-		switch e.Type {
-		case "user", "assistant", "attachment", "system":
-			return e.UUID
-		}
-	}
-	return ""
-}
-
-func readHead(path string) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer func() { _ = f.Close() }()
-	b, _ := io.ReadAll(io.LimitReader(f, transcriptHead))
-	return b
 }
 
 // carryTries is how many Stops of a session look for its parent before giving up.
@@ -238,7 +197,7 @@ func CarryOnce(st *state.Store, rt *state.Runtime, sessionID, transcript string,
 		}
 	}
 	usage.WaitForLine(transcript, []byte(`"assistant"`), carryWait) // however the line is spaced
-	if firstMessageUUID(transcript) == "" {
+	if claude.FirstMessageUUID(transcript) == "" {
 		return nil // nothing to match yet: the next Stop looks again
 	}
 	carried, err := CarryBinding(st, Start{SessionID: sessionID, TranscriptPath: transcript, Now: now})

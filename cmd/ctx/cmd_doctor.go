@@ -16,7 +16,6 @@ import (
 	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
-	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/skills"
 )
@@ -162,7 +161,7 @@ func runDoctor(opts *doctorOptions) error {
 		report(ok, "skill", fmt.Sprintf("%-*s  %s", nameW, r.Name, detail))
 	}
 
-	if rt, err := state.OpenRuntime(opts.Getenv); err != nil {
+	if rt, err := opts.State(nil).Runtime(); err != nil {
 		report(false, "runtime", err.Error())
 	} else {
 		report(true, "runtime", rt.Dir)

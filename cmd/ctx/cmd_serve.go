@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
-	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/web"
 )
 
@@ -66,7 +65,7 @@ func runServe(o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	rt, err := state.OpenRuntime(o.Getenv)
+	rt, err := a.State.Runtime()
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -185,27 +183,20 @@ func CarryOnce(st *state.Store, rt *state.Runtime, sessionID, transcript string,
 	if rt == nil || transcript == "" || sessionID == state.UnknownSession {
 		return nil
 	}
-	safe, err := state.SafeID(sessionID)
-	if err != nil {
+	tries, ok := rt.CarryTries(sessionID)
+	if !ok || tries >= carryTries {
 		return nil
-	}
-	marker := filepath.Join(rt.Dir, "carried-"+safe)
-	tries := 0
-	if b, err := os.ReadFile(marker); err == nil {
-		if tries, _ = strconv.Atoi(strings.TrimSpace(string(b))); tries >= carryTries || len(b) == 0 {
-			return nil
-		}
 	}
 	usage.WaitForLine(transcript, []byte(`"assistant"`), carryWait) // however the line is spaced
 	if claude.FirstMessageUUID(transcript) == "" {
 		return nil // nothing to match yet: the next Stop looks again
 	}
 	carried, err := CarryBinding(st, Start{SessionID: sessionID, TranscriptPath: transcript, Now: now})
-	next := strconv.Itoa(tries + 1)
+	next := tries + 1
 	if carried != nil {
-		next = strconv.Itoa(carryTries)
+		next = carryTries
 	}
-	return errors.Join(err, os.WriteFile(marker, []byte(next), 0o600))
+	return errors.Join(err, rt.SetCarryTries(sessionID, next))
 }
 
 // carryWait bounds the wait for the reply's transcript line at a Stop.

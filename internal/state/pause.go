@@ -37,11 +37,11 @@ func RuntimeDir(getenv func(string) string) string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("ctx-%d", os.Getuid()))
 }
 
-// OpenRuntime opens the runtime folder, creating it with mode 0700 when missing. An
+// openRuntime opens the runtime folder, creating it with mode 0700 when missing. An
 // existing folder must be a real folder (not a symlink), owned by this user, and
 // private (no group or other permissions; on Unix, see checkPrivate); otherwise it is
 // refused, not repaired: someone else may control it.
-func OpenRuntime(getenv func(string) string) (*Runtime, error) {
+func openRuntime(getenv func(string) string) (*Runtime, error) {
 	dir := RuntimeDir(getenv)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("runtime folder %s: %w", dir, err)

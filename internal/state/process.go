@@ -42,3 +42,37 @@ func (r *Runtime) ProcessSession(pid string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// carryFile counts the Stops that looked for a session's parent (events.CarryOnce).
+func (r *Runtime) carryFile(sessionID string) (string, error) {
+	safe, err := SafeID(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(r.Dir, "carried-"+safe), nil
+}
+
+// CarryTries returns how many Stops of the session looked for its parent; ok is false
+// when the session cannot have a marker (an id that is no file name) or its marker is
+// damaged, and then no Stop looks again.
+func (r *Runtime) CarryTries(sessionID string) (tries int, ok bool) {
+	path, err := r.carryFile(sessionID)
+	if err != nil {
+		return 0, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, true
+	}
+	tries, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	return tries, err == nil
+}
+
+// SetCarryTries records how many Stops of the session looked for its parent.
+func (r *Runtime) SetCarryTries(sessionID string, tries int) error {
+	path, err := r.carryFile(sessionID)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strconv.Itoa(tries)), 0o600)
+}

@@ -48,7 +48,7 @@ func Open(ws *loader.Workspace, getenv func(string) string) *Store {
 
 // Runtime is the private runtime folder, opened and trust-checked once per Store.
 func (s *Store) Runtime() (*Runtime, error) {
-	s.rtOnce.Do(func() { s.rt, s.rtErr = OpenRuntime(s.getenv) })
+	s.rtOnce.Do(func() { s.rt, s.rtErr = openRuntime(s.getenv) })
 	return s.rt, s.rtErr
 }
 

@@ -45,9 +45,19 @@ func dirty(t *testing.T, e *Env) {
 }
 
 // Each destructive command, run by the real client's Bash tool after ctx init, leaves
-// the workspace byte-identical, and the model is told the tool was refused.
+// the workspace byte-identical, the repository's history and the private HOME's keys
+// in place, and the model is told ctx refused it.
 func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 	commands := []string{
+		// The home folder's contents, the repository's history and untracked work, and
+		// local services' data (docs/guard.md).
+		"rm -rf ~/.ssh",
+		"rsync -a --delete /tmp/ ~/.ssh",
+		"rm -rf .git",
+		"git clean -f",
+		"redis-cli FLUSHALL",
+		"docker compose down -v",
+		"dropdb shop",
 		"rm -rf 02-projects",
 		"find . -name '*.md' -delete",
 		"git checkout -- .",
@@ -65,15 +75,28 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 		t.Run(command, func(t *testing.T) {
 			e := New(t, Options{Git: true})
 			dirty(t, e)
-			before := workTree(t, e)
+			key := filepath.Join(e.Home, ".ssh", "id_ed25519")
+			if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(key, []byte("a key\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before, head := workTree(t, e), e.Git("rev-parse", "HEAD")
 			e.Model.Script(Call(5000, Bash(command)), Say("tried", 6000))
 			res := e.MustRun(Run{Prompts: []string{"clean up"}})
 			if diff := TreeDiff(before, workTree(t, e)); len(diff) > 0 {
 				t.Errorf("%q changed the workspace: %v", command, diff)
 			}
+			if now := e.Git("rev-parse", "HEAD"); now != head {
+				t.Errorf("%q changed the repository's history: HEAD %s, was %s", command, now, head)
+			}
+			if b, err := os.ReadFile(key); err != nil || string(b) != "a key\n" {
+				t.Errorf("%q changed the home folder's key: %q, %v", command, b, err)
+			}
 			results := res.ToolResults()
-			if len(results) != 1 || !results[0].IsError {
-				t.Errorf("the model was not told %q was refused: %+v", command, results)
+			if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, "Refused") {
+				t.Errorf("the model was not told ctx refused %q: %+v", command, results)
 			}
 		})
 	}
@@ -101,6 +124,8 @@ func TestGuardLetsLookAlikesRun(t *testing.T) {
 		"git stash show -p stash@{0} >/dev/null",
 		"echo rm -rf 02-projects",
 		"grep -r 'git checkout -- .' . || true",
+		"git clean -n",
+		"rm -rf ~/.cache/ctx-e2e",
 	}
 	var calls []Reply
 	for _, c := range lookalikes {

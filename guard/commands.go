@@ -251,9 +251,16 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 	case sqlClients[name]:
 		c.sql(args, in, text)
 	case containerRunners[name]:
+		if name == "docker" || name == "podman" {
+			c.dockerData(args, text)
+		}
 		for i, a := range args[1:] {
 			if a.known && sqlClients[commandName(a.s)] {
 				c.sql(args[i+1:], in, text)
+				break
+			}
+			if a.known && localDataCommands[commandName(a.s)] {
+				c.localData(commandName(a.s), args[i+1:], sc, text)
 				break
 			}
 		}
@@ -270,6 +277,8 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 		c.trap(args, sc)
 	case name == "find":
 		c.find(args, sc, text)
+	case localDataCommands[name]:
+		c.localData(name, args, sc, text)
 	case name == "cd" || name == "pushd":
 		c.cd(args, sc)
 	case name == "popd":

@@ -148,6 +148,8 @@ func TestDenied(t *testing.T) {
 		{`git clean -xdf`, "git-clean"},
 		{`git clean -fd`, "git-clean"},
 		{`git clean -f -d`, "git-clean"},
+		{`git clean -f`, "git-clean"}, // untracked files are uncommitted work too
+		{`rm -rf /home/devel`, "rm-home-contents"},
 		{`git clean --force -X`, "git-clean"},
 		// SQL.
 		{`psql -c "DROP TABLE users"`, "sql-drop"},
@@ -228,7 +230,7 @@ func TestAllowed(t *testing.T) {
 		`rm -rf ~/.cache/go-build`,
 		`rm -rf /home/dev/src/app/target`,
 		`rm -rf /home/dev/src/app-old`,
-		`rm -rf /home/devel`,
+		`rm -rf /home/devel/build`, // below a name that starts with home's
 		`rm -rf ~/src/app/build/*`,
 		`cd /tmp && rm -rf *`,
 		`cd .. && rm -rf app/build`,
@@ -253,7 +255,6 @@ func TestAllowed(t *testing.T) {
 		`git reset HEAD file.go`,
 		`cd /home/dev/src/clean && git reset --hard origin/main`,
 		`git -C /home/dev/src/clean clean -fdx`,
-		`git clean -f`,
 		`git clean -n -fdx`,
 		`git stash && git pull --rebase`,
 		// SQL that drops nothing.

@@ -16,6 +16,8 @@ const (
 	ruleRmParent           = "rm-parent"            // rm -r of a folder holding the workspace or home
 	ruleRmSystem           = "rm-system"            // rm -r of a system folder such as /usr or /etc
 	ruleRmNoPreserveRoot   = "rm-no-preserve-root"  // rm --no-preserve-root
+	ruleRmHomeContents     = "rm-home-contents"     // rm -r of a folder in home, or of another user's home
+	ruleRmGitDir           = "rm-git-dir"           // rm -r of the .git folder of the repository worked in
 	ruleRmProjects         = "rm-projects"          // rm -r of the projects folder, a project or a planning folder
 	ruleRmUnsetVar         = "rm-unset-var"         // rm -r of "$UNSET/" and the like
 	ruleFindDelete         = "find-delete"          // find -delete or -exec rm over a protected folder
@@ -35,6 +37,10 @@ const (
 	ruleSQLDrop            = "sql-drop"             // DROP DATABASE, TABLE or SCHEMA sent to a SQL client
 	ruleSQLTruncate        = "sql-truncate"         // TRUNCATE sent to a SQL client
 	ruleSQLDeleteAll       = "sql-delete-all"       // DELETE without WHERE sent to a SQL client
+	ruleDBDrop             = "db-drop"              // dropdb, mysqladmin drop, a Mongo dropDatabase()
+	ruleRedisFlush         = "redis-flush"          // redis-cli FLUSHALL or FLUSHDB
+	ruleDockerVolume       = "docker-volume"        // docker volume rm or prune, compose down -v
+	ruleRsyncDelete        = "rsync-delete"         // rsync --delete into the workspace, a project or home
 	ruleMkfs               = "mkfs"                 // making a filesystem
 	ruleDdDevice           = "dd-device"            // dd of=/dev/...
 	ruleDeviceWrite        = "device-write"         // > or tee onto a disk device
@@ -92,6 +98,14 @@ func (c *checker) rm(args []arg, sc *scope, text string) {
 		if t.known {
 			if p, rule := c.protectedTarget(t.s, sc); rule != "" {
 				c.deny(rule, rmReason(rule, text, p))
+				return
+			}
+			if p, what := c.homeContentsTarget(t.s, sc); p != "" {
+				c.deny(ruleRmHomeContents, "Refused "+text+": "+p+" is "+what+", and rm -r deletes it for good; delete the specific file or cache folder you mean inside it, or ask the user.")
+				return
+			}
+			if p := c.gitDirTarget(t.s, sc); p != "" {
+				c.deny(ruleRmGitDir, "Refused "+text+": "+p+" is the repository's history (every commit, branch and stash), which nothing restores; to start over without history ask the user, and to remove a vendored copy's .git name a folder below this one.")
 				return
 			}
 			if p, kind := c.projectsTarget(t.s, sc); kind != "" {
@@ -348,7 +362,7 @@ func (c *checker) reset(args []arg, dir, text string) {
 }
 
 func (c *checker) clean(args []arg, dir, text string) {
-	force, dirs, ignored, dry := false, false, false, false
+	force, dry := false, false
 	for j := 0; j < len(args); j++ {
 		a := args[j]
 		s := a.s
@@ -368,10 +382,6 @@ func (c *checker) clean(args []arg, dir, text string) {
 				switch s[k] {
 				case 'f':
 					force = true
-				case 'd':
-					dirs = true
-				case 'x', 'X':
-					ignored = true
 				case 'n':
 					dry = true
 				case 'e':
@@ -383,11 +393,11 @@ func (c *checker) clean(args []arg, dir, text string) {
 			}
 		}
 	}
-	if !force || dry || !dirs && !ignored {
+	if !force || dry {
 		return
 	}
 	if c.isDirty(dir) {
-		c.deny(ruleGitClean, "Refused "+text+": "+repoName(dir)+" has uncommitted work, and git clean deletes untracked (and with -x ignored) files permanently; list what it would delete with `git clean -n -d -x`, and keep what matters with `git stash push --include-untracked -m \"before clean\"` first.")
+		c.deny(ruleGitClean, "Refused "+text+": "+repoName(dir)+" has uncommitted work, and git clean deletes untracked (and with -x ignored) files permanently (-d folders too); list what it would delete with `git clean -n -d -x`, and keep what matters with `git stash push --include-untracked -m \"before clean\"` first.")
 	}
 }
 

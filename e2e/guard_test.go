@@ -58,6 +58,16 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 		"redis-cli FLUSHALL",
 		"docker compose down -v",
 		"dropdb shop",
+		// Commands one step removed: through xargs -I and parallel, inside interpreter
+		// code, decoded at run time (this one decodes to rm -rf 02-projects), and SQL
+		// with its option joined.
+		"echo 02-projects | xargs -I{} bash -c 'rm -rf {}'",
+		"parallel rm -rf {} ::: 02-projects",
+		"python3 -c \"import os; os.system('rm -rf 02-projects')\"",
+		"echo cm0gLXJmIDAyLXByb2plY3Rz | base64 -d | sh",
+		"psql -c'DELETE FROM users'",
+		"git branch -D spike",
+		"git worktree remove --force .ctx/worktrees/spike",
 		"rm -rf 02-projects",
 		"find . -name '*.md' -delete",
 		"git checkout -- .",
@@ -82,7 +92,20 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 			if err := os.WriteFile(key, []byte("a key\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			// A branch with a commit of its own, checked out in a worktree with an
+			// uncommitted change: what git branch -D and worktree remove --force lose.
+			e.Git("worktree", "add", "-q", "-b", "spike", filepath.Join(e.Workspace, ".ctx", "worktrees", "spike"))
+			wt := filepath.Join(e.Workspace, ".ctx", "worktrees", "spike")
+			if err := os.WriteFile(filepath.Join(wt, "spike.md"), []byte("spike\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e.Git("-C", wt, "add", "spike.md")
+			e.Git("-C", wt, "commit", "-qm", "spike")
+			if err := os.WriteFile(filepath.Join(wt, "wip.md"), []byte("wip\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			before, head := workTree(t, e), e.Git("rev-parse", "HEAD")
+			spike := e.Git("rev-parse", "spike")
 			e.Model.Script(Call(5000, Bash(command)), Say("tried", 6000))
 			res := e.MustRun(Run{Prompts: []string{"clean up"}})
 			if diff := TreeDiff(before, workTree(t, e)); len(diff) > 0 {
@@ -90,6 +113,12 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 			}
 			if now := e.Git("rev-parse", "HEAD"); now != head {
 				t.Errorf("%q changed the repository's history: HEAD %s, was %s", command, now, head)
+			}
+			if now := e.Git("rev-parse", "spike"); now != spike {
+				t.Errorf("%q changed branch spike: %s, was %s", command, now, spike)
+			}
+			if b, err := os.ReadFile(filepath.Join(wt, "wip.md")); err != nil || string(b) != "wip\n" {
+				t.Errorf("%q lost the worktree's uncommitted file: %v", command, err)
 			}
 			if b, err := os.ReadFile(key); err != nil || string(b) != "a key\n" {
 				t.Errorf("%q changed the home folder's key: %q, %v", command, b, err)

@@ -268,3 +268,19 @@ func Dirty(dir string) bool {
 	}
 	return st != nil && len(st.Dirty) > 0
 }
+
+// UniqueCommits reports whether branch, in the repository holding dir, has commits
+// that no other branch, tag or remote-tracking branch holds: deleting it would leave
+// them to garbage collection. When git cannot tell (no such branch, no repository), it
+// says yes, as Dirty does.
+func UniqueCommits(dir, branch string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	ref := "refs/heads/" + branch
+	// --exclude names the branch as --branches lists it, without refs/heads/.
+	out, err := Run(ctx, dir, nil, "rev-list", "--max-count=1", ref, "--not", "--exclude="+branch, "--branches", "--tags", "--remotes")
+	if err != nil {
+		return true
+	}
+	return len(bytes.TrimSpace(out)) > 0
+}

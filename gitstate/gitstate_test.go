@@ -344,3 +344,37 @@ func TestRunEnvironment(t *testing.T) {
 		t.Errorf("got %v, want git's English stderr in a *gitstate.Error", err)
 	}
 }
+
+// UniqueCommits, against a real repository: a branch with a commit of its own holds
+// work nothing else has; once merged, tagged, or the same as another branch, it does
+// not; a branch that is not there counts as unique (the guard errs towards keeping).
+func TestUniqueCommits(t *testing.T) {
+	dir := newRepo(t)
+	write(t, filepath.Join(dir, "a.md"), "a\n")
+	git(t, dir, "add", "a.md")
+	git(t, dir, "commit", "-qm", "a")
+	git(t, dir, "branch", "same")
+	if UniqueCommits(dir, "same") {
+		t.Error("a branch at main's commit holds nothing of its own")
+	}
+	git(t, dir, "checkout", "-qb", "spike")
+	write(t, filepath.Join(dir, "b.md"), "b\n")
+	git(t, dir, "add", "b.md")
+	git(t, dir, "commit", "-qm", "b")
+	git(t, dir, "checkout", "-q", "main")
+	if !UniqueCommits(dir, "spike") {
+		t.Error("a branch with a commit of its own was not unique")
+	}
+	git(t, dir, "tag", "kept", "spike")
+	if UniqueCommits(dir, "spike") {
+		t.Error("a tagged branch was unique")
+	}
+	git(t, dir, "tag", "-d", "kept")
+	git(t, dir, "merge", "-q", "--ff-only", "spike")
+	if UniqueCommits(dir, "spike") {
+		t.Error("a merged branch was unique")
+	}
+	if !UniqueCommits(dir, "no-such-branch") {
+		t.Error("a branch that is not there counts as unique")
+	}
+}

@@ -31,6 +31,8 @@ var Classes = []Class{
 	{ruleGitRestoreDiscard, "git restore of the whole working tree over uncommitted changes"},
 	{ruleGitSwitchDiscard, "git switch -f or --discard-changes over uncommitted changes"},
 	{ruleGitStashDrop, "git stash drop or clear"},
+	{ruleGitWorktreeRemove, "git worktree remove --force of a worktree with uncommitted changes"},
+	{ruleGitBranchDelete, "git branch -D of a branch whose commits no other branch, tag or remote holds"},
 	{ruleOverwriteInPlace, "shred; truncate in the workspace or home; > or tee onto a save point, plan, config, .env or ~/.ssh file"},
 	{ruleChmodRecursive, "chmod -R over /, a system folder, home, the workspace or the projects folder"},
 	{ruleChownRecursive, "chown -R or chgrp -R over the same folders"},

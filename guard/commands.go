@@ -17,6 +17,9 @@ type unwrapped struct {
 	// xargs is set when xargs runs the command with words it reads, from a file when
 	// xargsFile (-a FILE), else from stdin.
 	xargs, xargsFile bool
+	// replace is xargs' replace-string (-I X, -i, --replace): each input line takes its
+	// place in the command's words.
+	replace string
 }
 
 // wrapper describes a command that runs another one: which of its short options
@@ -70,6 +73,10 @@ func (c *checker) unwrap(args []arg, sc *scope) unwrapped {
 				u.script, u.hasScript = value, true
 			case (opt == "a" || opt == "arg-file") && name == "xargs":
 				u.xargsFile = true
+			case name == "xargs" && opt == "I":
+				u.replace = value
+			case name == "xargs" && (opt == "i" || opt == "replace"):
+				u.replace = cmpOr(value, "{}")
 			}
 		})
 		u.xargs = u.xargs || name == "xargs"
@@ -160,7 +167,9 @@ func isAssignment(s string) bool {
 
 var (
 	shells     = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true}
-	sqlClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "cockroach": true, "duckdb": true}
+	sqlClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "cockroach": true, "duckdb": true,
+		"sqlcmd": true, "clickhouse-client": true, "clickhouse": true, "usql": true, "pgcli": true, "mycli": true, "litecli": true,
+		"snowsql": true, "bq": true, "isql": true, "trino": true, "presto": true}
 	// containerRunners run a command inside a container; the SQL client is found among
 	// their arguments, as in `docker exec db psql -c '...'`.
 	containerRunners = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "kubectl": true, "oc": true}
@@ -186,6 +195,16 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 		return
 	}
 	args = u.args
+	if u.xargs && u.replace != "" && in.ok && !u.xargsFile {
+		// xargs -I{} runs the command once per input line, the line in place of {}:
+		// judged as those commands, whatever they are (a shell's script too).
+		for _, line := range strings.Split(in.text, "\n") {
+			if line = strings.TrimSpace(line); line != "" && !c.done() {
+				c.command(replaced(args, u.replace, line), input{}, sc.sub(), text)
+			}
+		}
+		return
+	}
 	if len(args) == 0 || !args[0].known {
 		return
 	}
@@ -214,11 +233,11 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 	case name == "chmod" || name == "chown" || name == "chgrp":
 		c.chmodRecursive(args, sc, text)
 	case name == "source" || name == ".":
-		if len(args) > 1 && args[1].download {
-			c.denyPipeToShell(text, "sources a download into the shell")
+		if len(args) > 1 && args[1].download != unseenNone {
+			c.denyUnseen(args[1].download, text, "sources {} into the shell")
 		}
 	case interpreters[name]:
-		c.interpreter(args, in, piped)
+		c.interpreter(args, in, sc, piped)
 	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts":
 		// They assign the variables they name. Marking an option's value as well only
 		// spares that name from the unset-variable rule.
@@ -259,7 +278,7 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 				c.sql(args[i+1:], in, text)
 				break
 			}
-			if a.known && localDataCommands[commandName(a.s)] {
+			if a.known && isLocalData(commandName(a.s)) {
 				c.localData(commandName(a.s), args[i+1:], sc, text)
 				break
 			}
@@ -267,8 +286,8 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 	case shells[name]:
 		c.shell(args, in, sc, piped)
 	case name == "eval":
-		if anyDownload(args[1:]) {
-			c.denyPipeToShell(text, "evaluates a download")
+		if u := anyDownload(args[1:]); u != unseenNone {
+			c.denyUnseen(u, text, "evaluates {}")
 			return
 		}
 		// eval runs in the current shell, so what it changes (cd, variables) stays.
@@ -277,7 +296,9 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 		c.trap(args, sc)
 	case name == "find":
 		c.find(args, sc, text)
-	case localDataCommands[name]:
+	case name == "parallel":
+		c.parallel(args, in, sc, text)
+	case isLocalData(name):
 		c.localData(name, args, sc, text)
 	case name == "cd" || name == "pushd":
 		c.cd(args, sc)
@@ -325,16 +346,16 @@ func (c *checker) shell(args []arg, in input, sc *scope, text string) {
 	}
 	stdin := i >= len(args) || fromStdin
 	switch {
-	case inline && i < len(args) && args[i].download:
-		c.denyPipeToShell(text, "runs a download as a shell script")
+	case inline && i < len(args) && args[i].download != unseenNone:
+		c.denyUnseen(args[i].download, text, "runs {} as a shell script")
 	case inline:
 		if i < len(args) {
 			c.script(args[i].s, sc.sub())
 		}
-	case !stdin && args[i].download:
-		c.denyPipeToShell(text, "runs a download as a shell script")
-	case stdin && in.download:
-		c.denyPipeToShell(text, "pipes a download into a shell")
+	case !stdin && args[i].download != unseenNone:
+		c.denyUnseen(args[i].download, text, "runs {} as a shell script")
+	case stdin && in.download != unseenNone:
+		c.denyUnseen(in.download, text, "pipes {} into a shell")
 	case stdin && in.ok:
 		c.script(in.text, sc.sub())
 	}
@@ -343,28 +364,35 @@ func (c *checker) shell(args []arg, in input, sc *scope, text string) {
 // interpreter refuses python, perl, node and the like running a download: read on stdin
 // when they are given no program, or given as the program (-c, -e, or a <(curl URL)
 // file). A download passed as data to a program file is its business.
-func (c *checker) interpreter(args []arg, in input, text string) {
+func (c *checker) interpreter(args []arg, in input, sc *scope, text string) {
+	lang := interpreterLang(commandName(args[0].s))
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case !a.known || a.s == "-" || !strings.HasPrefix(a.s, "-"):
-			if a.download {
-				c.denyPipeToShell(text, "runs a download as a program")
-			} else if a.s == "-" && in.download {
-				c.denyPipeToShell(text, "pipes a download into an interpreter")
+			if a.download != unseenNone {
+				c.denyUnseen(a.download, text, "runs {} as a program")
+			} else if a.s == "-" && in.download != unseenNone {
+				c.denyUnseen(in.download, text, "pipes {} into an interpreter")
+			} else if a.s == "-" && in.ok {
+				c.judgeCode(in.text, lang, sc, text)
 			}
 			return
-		case a.s == "-c" || a.s == "-e" || a.s == "-E":
-			if i+1 < len(args) && args[i+1].download {
-				c.denyPipeToShell(text, "runs a download as a program")
+		case a.s == "-c" || a.s == "-e" || a.s == "-E" || a.s == "-r" && lang == "php" || a.s == "--eval" || a.s == "-p" && lang == "node":
+			if i+1 < len(args) && args[i+1].download != unseenNone {
+				c.denyUnseen(args[i+1].download, text, "runs {} as a program")
+			} else if i+1 < len(args) && args[i+1].known {
+				c.judgeCode(args[i+1].s, lang, sc, text)
 			}
 			return
 		case a.s == "-m":
 			return
 		}
 	}
-	if in.download {
-		c.denyPipeToShell(text, "pipes a download into an interpreter")
+	if in.download != unseenNone {
+		c.denyUnseen(in.download, text, "pipes {} into an interpreter")
+	} else if in.ok {
+		c.judgeCode(in.text, lang, sc, text)
 	}
 }
 
@@ -406,4 +434,96 @@ func isMkfs(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "newfs_")
+}
+
+// replaced is args with every occurrence of the replace-string in a known word made
+// line, as xargs -I does.
+func replaced(args []arg, replace, line string) []arg {
+	out := make([]arg, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a.known {
+			out[i].s = strings.ReplaceAll(a.s, replace, line)
+		}
+	}
+	return out
+}
+
+func cmpOr(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}
+
+// parallel judges GNU parallel as the commands it runs: its command template with each
+// input in place of {} (or after it, without one), as the shell line parallel runs, the inputs being the words after
+// :::, else the lines of its stdin when the guard knows them. Its options before the
+// template are skipped; inputs from files (::::) cannot be seen, and the template is
+// then judged with an input the guard cannot read.
+func (c *checker) parallel(args []arg, in input, sc *scope, text string) {
+	rest := args[1:]
+	for len(rest) > 0 && rest[0].known && strings.HasPrefix(rest[0].s, "-") && rest[0].s != ":::" {
+		opt := rest[0].s
+		rest = rest[1:]
+		if parallelTakesValue(opt) && len(rest) > 0 {
+			rest = rest[1:]
+		}
+	}
+	var template, inputs []arg
+	fromFiles, sources := false, false
+	for _, a := range rest {
+		switch {
+		case a.known && (a.s == ":::" || a.s == ":::+"):
+			sources = true
+		case a.known && (a.s == "::::" || a.s == "::::+"):
+			sources, fromFiles = true, true
+		case sources:
+			inputs = append(inputs, a)
+		default:
+			template = append(template, a)
+		}
+	}
+	if len(template) == 0 {
+		return
+	}
+	if !sources && in.ok {
+		for _, line := range strings.Split(in.text, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				inputs = append(inputs, arg{s: line, known: true})
+			}
+		}
+	}
+	if fromFiles || !sources && !in.ok {
+		if name := commandName(template[0].s); template[0].known && (name == "rm" || name == "unlink") {
+			// Paths it reads and the guard cannot see: judged as xargs rm is.
+			bare := slices.DeleteFunc(slices.Clone(template), func(a arg) bool { return a.known && a.s == "{}" })
+			c.xargsRm(bare, in, unwrapped{xargsFile: fromFiles}, sc, text)
+			return
+		}
+		inputs = append(inputs, arg{s: unknownText})
+	}
+	placeholder := slices.ContainsFunc(template, func(a arg) bool { return strings.Contains(a.s, "{}") })
+	for _, one := range inputs {
+		if c.done() {
+			return
+		}
+		cmd := replaced(template, "{}", one.s)
+		if !placeholder {
+			cmd = append(slices.Clone(template), one)
+		}
+		// parallel hands the composed command line to a shell.
+		c.script(joinArgs(cmd), sc.sub())
+	}
+}
+
+// parallelTakesValue reports GNU parallel's options that take the next word as their
+// value.
+func parallelTakesValue(opt string) bool {
+	switch opt {
+	case "-j", "--jobs", "-S", "--sshlogin", "--joblog", "--results", "-a", "--arg-file", "-d", "--delimiter",
+		"--timeout", "--tmpdir", "--workdir", "--wd", "-n", "--max-args", "-N", "-P":
+		return true
+	}
+	return false
 }

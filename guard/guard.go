@@ -101,6 +101,10 @@ type Env struct {
 	// changes. It is injected so that tests need no git; nil, or an unknown dir, counts
 	// as dirty, because the guard cannot then prove that nothing would be lost.
 	Dirty func(dir string) bool
+	// Unique reports whether the branch of the repository at or above dir holds commits
+	// no other branch, tag or remote-tracking branch holds (deleting it loses them).
+	// nil asks Dirty instead, as the tests' machines do.
+	Unique func(dir, branch string) bool
 	// ProjectsDir, PlanningDir and ResumeFile are the workspace's layout names from
 	// .ctx/config.yaml, when it changes them. Empty means ctx's defaults (02-projects,
 	// 01-planning, _resume.md); the defaults and 02-builds are protected either way.

@@ -9,13 +9,16 @@ import (
 // folders: databases, caches and volumes that a command empties for good, and the
 // folders ctx already protects from rm, which rsync --delete can empty as surely.
 
-// cacheNames are folders directly in home that hold only what tools download or build
-// again: deleting one is routine cleanup.
-var cacheNames = map[string]bool{
-	".npm": true, ".yarn": true, ".pnpm-store": true, ".bun": true, ".gradle": true, ".m2": true,
-	".ivy2": true, ".nuget": true, ".node-gyp": true, ".Trash": true, "tmp": true, ".tmp": true,
-	"node_modules": true, ".venv": true, "venv": true, "__pycache__": true,
-	".vscode-server": true, ".cursor-server": true,
+// isCacheName reports folders directly in home that hold only what tools download or
+// build again: deleting one is routine cleanup. (A switch, not a map: the package
+// builds nothing at start.)
+func isCacheName(name string) bool {
+	switch name {
+	case ".npm", ".yarn", ".pnpm-store", ".bun", ".gradle", ".m2", ".ivy2", ".nuget", ".node-gyp",
+		".Trash", "tmp", ".tmp", "node_modules", ".venv", "venv", "__pycache__", ".vscode-server", ".cursor-server":
+		return true
+	}
+	return strings.Contains(strings.ToLower(name), "cache")
 }
 
 // homeContentsTarget reports the folder directly in the home folder (or the other
@@ -33,7 +36,7 @@ func (c *checker) homeContentsTarget(target string, sc *scope) (string, string) 
 	home := c.rules.env.Home
 	if home != "" && path.Dir(abs) == home {
 		name := path.Base(abs)
-		if cacheNames[name] || strings.Contains(strings.ToLower(name), "cache") {
+		if isCacheName(name) {
 			return "", ""
 		}
 		if ws := c.rules.env.Workspace; ws != "" && (abs == ws || strings.HasPrefix(ws, abs+"/")) {
@@ -71,11 +74,14 @@ func (c *checker) gitDirTarget(target string, sc *scope) string {
 	return ""
 }
 
-// localDataCommands are the commands localData judges.
-var localDataCommands = map[string]bool{
-	"dropdb": true, "mysqladmin": true, "mariadb-admin": true, "redis-cli": true, "valkey-cli": true,
-	"keydb-cli": true, "mongosh": true, "mongo": true,
-	"docker-compose": true, "podman-compose": true, "rsync": true,
+// isLocalData reports the commands localData judges.
+func isLocalData(name string) bool {
+	switch name {
+	case "dropdb", "mysqladmin", "mariadb-admin", "redis-cli", "valkey-cli", "keydb-cli", "mongosh", "mongo",
+		"docker-compose", "podman-compose", "rsync":
+		return true
+	}
+	return false
 }
 
 // localData dispatches the commands that empty a local service's data.

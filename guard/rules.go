@@ -30,6 +30,8 @@ const (
 	ruleGitRestoreDiscard  = "git-restore-discard"  // git restore of the whole working tree, with changes
 	ruleGitSwitchDiscard   = "git-switch-discard"   // git switch -f or --discard-changes, with changes
 	ruleGitStashDrop       = "git-stash-drop"       // git stash drop or clear
+	ruleGitWorktreeRemove  = "git-worktree-remove"  // git worktree remove --force over uncommitted work
+	ruleGitBranchDelete    = "git-branch-delete"    // git branch -D of commits no other ref holds
 	ruleOverwriteInPlace   = "overwrite-in-place"   // shred, truncate, or > onto a save point or secret
 	ruleChmodRecursive     = "chmod-recursive"      // chmod -R over a protected folder
 	ruleChownRecursive     = "chown-recursive"      // chown -R or chgrp -R over a protected folder
@@ -245,6 +247,10 @@ func (c *checker) git(args []arg, sc *scope, text string) {
 				c.switchBranch(args[i+1:], dir, text)
 			case "stash":
 				c.stash(args[i+1:], text)
+			case "worktree":
+				c.worktreeRemove(args[i+1:], dir, text)
+			case "branch":
+				c.branchDelete(args[i+1:], dir, text)
 			}
 			return
 		}
@@ -584,4 +590,77 @@ func (c *checker) forkBomb(f *syntax.FuncDecl, sc *scope) {
 	if spawns {
 		c.deny(ruleForkBomb, "Refused "+c.source(f, sc)+": it is a fork bomb, a function that keeps spawning copies of itself until the machine stops responding; there is no safe way to run it.")
 	}
+}
+
+// worktreeRemove refuses git worktree remove --force (or -f) of a worktree with
+// uncommitted changes: without --force git refuses it itself.
+func (c *checker) worktreeRemove(args []arg, dir, text string) {
+	if len(args) == 0 || !args[0].known || args[0].s != "remove" {
+		return
+	}
+	force := false
+	var paths []arg
+	for _, a := range args[1:] {
+		switch {
+		case !a.known:
+			paths = append(paths, a)
+		case a.s == "--force" || len(a.s) > 1 && a.s[0] == '-' && a.s[1] != '-' && strings.Contains(a.s, "f"):
+			force = true
+		case !strings.HasPrefix(a.s, "-"):
+			paths = append(paths, a)
+		}
+	}
+	if !force {
+		return
+	}
+	for _, p := range paths {
+		wt := resolveDir(dir, p)
+		if c.isDirty(wt) {
+			c.deny(ruleGitWorktreeRemove, "Refused "+text+": "+repoName(wt)+" has uncommitted changes, and --force deletes them with the worktree; commit or stash them there first (git -C "+p.s+" stash push -u), then remove it without --force.")
+			return
+		}
+	}
+}
+
+// branchDelete refuses git branch -D (--delete --force) of a branch whose commits no
+// other branch, tag or remote holds: they would be left to garbage collection.
+func (c *checker) branchDelete(args []arg, dir, text string) {
+	del, force := false, false
+	var names []arg
+	for _, a := range args {
+		switch {
+		case !a.known:
+			names = append(names, a)
+		case a.s == "--delete":
+			del = true
+		case a.s == "--force":
+			force = true
+		case len(a.s) > 1 && a.s[0] == '-' && a.s[1] != '-':
+			del = del || strings.ContainsAny(a.s, "dD")
+			force = force || strings.ContainsAny(a.s, "Df")
+		case !strings.HasPrefix(a.s, "-"):
+			names = append(names, a)
+		}
+	}
+	if !del || !force {
+		return // git branch -d refuses an unmerged branch itself
+	}
+	for _, n := range names {
+		if c.uniqueBranch(dir, n) {
+			c.deny(ruleGitBranchDelete, "Refused "+text+": branch "+n.s+" holds commits no other branch, tag or remote has, and deleting it with -D loses them; merge or push it first, or delete it with -d, which refuses what is not merged.")
+			return
+		}
+	}
+}
+
+// uniqueBranch asks Env.Unique, or Dirty when the machine has no answer for branches; a
+// branch the guard cannot read counts as unique.
+func (c *checker) uniqueBranch(dir string, b arg) bool {
+	if !b.known || dir == "" {
+		return true
+	}
+	if c.rules.env.Unique == nil {
+		return c.isDirty(dir)
+	}
+	return c.rules.env.Unique(dir, b.s)
 }

@@ -12,11 +12,20 @@ var sqlDrop = sync.OnceValue(func() *regexp.Regexp {
 
 // sql refuses SQL that destroys data wholesale (DROP DATABASE, TABLE or SCHEMA; TRUNCATE;
 // DELETE without WHERE) in any argument of a SQL client (its -c, -e, --command or
-// --execute, or sqlite3's SQL operands) or in what it reads on stdin.
+// --execute, or sqlite3's SQL operands, the option joined to its SQL or not) or in what
+// it reads on stdin.
 func (c *checker) sql(args []arg, in input, text string) {
 	texts := make([]string, 0, len(args))
 	for _, a := range args[1:] {
 		texts = append(texts, a.s)
+		// An option and its SQL in one word: -c'DELETE …', --command=…, -Q…, --query=….
+		if strings.HasPrefix(a.s, "--") {
+			if _, v, ok := strings.Cut(a.s, "="); ok {
+				texts = append(texts, v)
+			}
+		} else if len(a.s) > 2 && a.s[0] == '-' {
+			texts = append(texts, a.s[2:])
+		}
 	}
 	if in.ok {
 		texts = append(texts, in.text)

@@ -17,7 +17,7 @@ type checker struct {
 	rules      *Rules
 	verdict    Verdict
 	dirty      map[string]bool
-	downloaded map[syntax.Node]bool
+	downloaded map[syntax.Node]unseen
 }
 
 // input is what a command reads on stdin when the guard can know it: a heredoc, a
@@ -25,8 +25,9 @@ type checker struct {
 type input struct {
 	text string
 	ok   bool
-	// download marks input that comes from a download, directly or through filters.
-	download bool
+	// download marks input that comes from a download or a decoder, directly or
+	// through filters.
+	download unseen
 	// find is set when the input is the list of paths a find prints.
 	find *findSearch
 	// pipeline quotes the whole pipeline the input comes through, for a reason about
@@ -237,20 +238,19 @@ func (c *checker) output(st *syntax.Stmt, sc *scope, in input) input {
 		if len(args) == 0 || len(args) == 1 && args[0].s == "-" {
 			return own
 		}
-		out.download = out.download || anyDownload(args)
+		out.download = max(out.download, anyDownload(args))
 	default:
-		out.download = out.download || downloaders[name]
+		out.download = max(out.download, producer(u.args))
 	}
 	return out
 }
 
-func anyDownload(args []arg) bool {
+func anyDownload(args []arg) unseen {
+	var u unseen
 	for _, a := range args {
-		if a.download {
-			return true
-		}
+		u = max(u, a.download)
 	}
-	return false
+	return u
 }
 
 // stdin is what the command of st reads: its own heredoc or here-string, else nothing

@@ -21,8 +21,10 @@ type arg struct {
 	// empty, as bash expands them: "$DIR/" is "/" when DIR is unset.
 	unset   string
 	ifUnset string
-	// download marks a word holding a download, as in "$(curl URL)" or <(wget -O- URL).
-	download bool
+	// download marks a word holding code nobody has read: a download, as in
+	// "$(curl URL)" or <(wget -O- URL), or text a decoder produces, as in
+	// "$(echo … | base64 -d)".
+	download unseen
 }
 
 // unknownText replaces the parts of a word the guard cannot know. It is a plain word
@@ -177,7 +179,7 @@ type expansion struct {
 	b, e     strings.Builder // the value, and the value with unassigned variables empty
 	known    bool
 	unset    string
-	download bool
+	download unseen
 }
 
 func (x *expansion) write(s string) {
@@ -231,9 +233,9 @@ func (c *checker) part(x *expansion, part syntax.WordPart, sc *scope) {
 			x.write(sc.cwd)
 			return
 		}
-		x.download = x.download || c.downloads(p)
+		x.download = max(x.download, c.downloads(p))
 	case *syntax.ProcSubst:
-		x.download = x.download || c.downloads(p)
+		x.download = max(x.download, c.downloads(p))
 	}
 	x.write(unknownText)
 	x.known = false

@@ -155,14 +155,14 @@ func runGuardCheck(opts *guardCheckOptions) error {
 			return err
 		}
 	}
-	dirty := gitstate.Dirty
+	dirty, unique := gitstate.Dirty, gitstate.UniqueCommits
 	switch opts.Repo {
 	case "dirty":
-		dirty = func(string) bool { return true }
+		dirty, unique = func(string) bool { return true }, nil
 	case "clean":
-		dirty = func(string) bool { return false }
+		dirty, unique = func(string) bool { return false }, nil
 	}
-	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, dirty)
+	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, dirty, unique)
 	if err != nil {
 		problems = append(problems, err)
 	}

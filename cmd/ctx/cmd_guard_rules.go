@@ -72,7 +72,7 @@ func runGuardRules(opts *guardRulesOptions) error {
 	case err != nil:
 		return err
 	}
-	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, nil)
+	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, nil, nil)
 	if err != nil {
 		problems = append(problems, err)
 	}

@@ -16,9 +16,10 @@ import (
 // plus the workspace's guard: section. The rules are always usable: a guard: section
 // that cannot be read is left out and a bad entry is dropped, and err says so, one
 // line per problem, naming the file. dirty answers whether a repository has
-// uncommitted changes.
-func GuardFor(ws *loader.Workspace, home, cwd string, dirty func(string) bool) (*guard.Rules, error) {
-	env := guard.Env{Home: home, Cwd: cwd, Dirty: dirty}
+// uncommitted changes, unique whether a branch holds commits nothing else does (nil:
+// dirty answers for it).
+func GuardFor(ws *loader.Workspace, home, cwd string, dirty func(string) bool, unique func(dir, branch string) bool) (*guard.Rules, error) {
+	env := guard.Env{Home: home, Cwd: cwd, Dirty: dirty, Unique: unique}
 	if env.Home == "" {
 		env.Home, _ = os.UserHomeDir()
 	}

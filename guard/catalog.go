@@ -17,6 +17,7 @@ var Classes = []Class{
 	{ruleRmWorkspace, "rm -r of the workspace root or all of its contents"},
 	{ruleRmParent, "rm -r of a folder that holds the workspace or the home folder"},
 	{ruleRmSystem, "rm -r of a system folder such as /usr, /etc or /var/lib"},
+	{ruleRmSystemContents, "rm -r of a folder directly in a system folder (/etc/nginx, /var/log, /var/lib/postgresql) or of anything in a folder of programs (/usr/local/bin/x)"},
 	{ruleRmHomeContents, "rm -r of a folder directly in the home folder (~/.ssh, ~/Documents), or of another user's home, but for caches"},
 	{ruleRmGitDir, "rm -r of the .git folder of the repository the command works in"},
 	{ruleRmProjects, "rm -r of the projects folder, a project in it, a planning folder, or all their contents"},

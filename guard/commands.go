@@ -217,6 +217,10 @@ func (c *checker) command(args []arg, in input, sc *scope, text string) {
 		c.denyConfig(d, text)
 		return
 	}
+	c.checkPresets(args, text)
+	if c.done() {
+		return
+	}
 	switch name := commandName(args[0].s); {
 	case name == "rm" || name == "unlink":
 		c.rm(args, sc, text)

@@ -79,6 +79,9 @@ type Config struct {
 	// Allow lists exact simple commands (compared word by word, so spacing and quoting
 	// do not matter) that are never refused.
 	Allow []string `yaml:"allow"`
+	// Presets switches on rule sets for what lies outside the machine, by name
+	// (Presets lists them): kubernetes, cloud, registries, publishing.
+	Presets []string `yaml:"presets"`
 	// Key names the config key the patterns come from, as the reasons of their
 	// refusals and New's errors quote it: "guard" (guard.deny) when empty. The
 	// auto-approve hook sets "auto_approve" for its own deny list.
@@ -131,6 +134,8 @@ type Rules struct {
 	protected []protectedPath
 	// layout names the workspace's projects folders, planning folders and save points.
 	layout layout
+	// presets are the presets switched on (Config.Presets).
+	presets []string
 }
 
 type denyPattern struct {
@@ -176,6 +181,11 @@ func New(cfg Config, env Env) (*Rules, error) {
 			continue
 		}
 		r.deny = append(r.deny, denyPattern{words: words, source: strings.Join(words, " "), reason: strings.TrimSpace(d.Reason), key: key + ".deny"})
+	}
+	presets, err := checkPresetNames(cfg.Presets, key)
+	r.presets = presets
+	if err != nil {
+		errs = append(errs, err)
 	}
 	for i, a := range cfg.Allow {
 		words, err := patternWords(a, true)

@@ -53,6 +53,35 @@ func (c *checker) homeContentsTarget(target string, sc *scope) (string, string) 
 	return "", ""
 }
 
+// systemContentsTarget reports the part of the system deleting target destroys: a
+// folder directly in one of the system's own folders (/etc/nginx, /var/log,
+// /var/lib/postgresql, /usr/lib/x86_64-linux-gnu), or anything in a folder of programs
+// (/usr/local/bin/tool). Scratch and caches (/var/tmp, /var/cache) and what lies deeper
+// (/var/lib/apt/lists/*, /usr/local/go, /opt/app) are not: reinstalling and cleaning up
+// delete there every day.
+func (c *checker) systemContentsTarget(target string, sc *scope) string {
+	p := holder(target)
+	if p == "" {
+		return ""
+	}
+	abs := sc.abs(p)
+	if abs == "" || strings.ContainsAny(abs, "*?[") || abs == "/" {
+		return ""
+	}
+	dir := path.Dir(abs)
+	switch dir {
+	case "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin":
+		return abs
+	case "/etc", "/boot", "/lib", "/lib64", "/usr", "/usr/lib", "/usr/lib64", "/usr/share", "/var", "/var/lib":
+		switch abs {
+		case "/var/tmp", "/var/cache", "/var/folders", "/usr/src", "/usr/tmp":
+			return ""
+		}
+		return abs
+	}
+	return ""
+}
+
 // gitDirTarget reports the .git folder deleting target destroys when it is the history
 // of the repository the command works in: the .git of the working folder, of one of
 // its parents, or of the workspace. A .git below (a vendored copy's) is not.

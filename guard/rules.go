@@ -17,6 +17,7 @@ const (
 	ruleRmSystem           = "rm-system"            // rm -r of a system folder such as /usr or /etc
 	ruleRmNoPreserveRoot   = "rm-no-preserve-root"  // rm --no-preserve-root
 	ruleRmHomeContents     = "rm-home-contents"     // rm -r of a folder in home, or of another user's home
+	ruleRmSystemContents   = "rm-system-contents"   // rm -r of what a system folder holds: /var/log, /etc/nginx
 	ruleRmGitDir           = "rm-git-dir"           // rm -r of the .git folder of the repository worked in
 	ruleRmProjects         = "rm-projects"          // rm -r of the projects folder, a project or a planning folder
 	ruleRmUnsetVar         = "rm-unset-var"         // rm -r of "$UNSET/" and the like
@@ -104,6 +105,10 @@ func (c *checker) rm(args []arg, sc *scope, text string) {
 			}
 			if p, what := c.homeContentsTarget(t.s, sc); p != "" {
 				c.deny(ruleRmHomeContents, "Refused "+text+": "+p+" is "+what+", and rm -r deletes it for good; delete the specific file or cache folder you mean inside it, or ask the user.")
+				return
+			}
+			if p := c.systemContentsTarget(t.s, sc); p != "" {
+				c.deny(ruleRmSystemContents, "Refused "+text+": "+p+" is part of the system (its configuration, programs, libraries, logs or service data), and rm -r deletes it for good; remove the package that owns it with the package manager, or ask the user.")
 				return
 			}
 			if p := c.gitDirTarget(t.s, sc); p != "" {

@@ -37,7 +37,7 @@ func TestCommandTable(t *testing.T) {
 	cases := readTable(t)
 	denied, allowed := 0, 0
 	for _, c := range cases {
-		r, err := New(Config{}, tableEnv(c))
+		r, err := New(Config{Presets: c.Presets}, tableEnv(c))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,6 +113,9 @@ func TestAdviceIsAllowed(t *testing.T) {
 // every class the table proves is listed once, and nothing else is.
 func TestClassesListEveryRule(t *testing.T) {
 	listed := map[string]bool{}
+	for _, p := range Presets {
+		listed["preset-"+p.Name] = true
+	}
 	for _, c := range Classes {
 		if listed[c.Rule] {
 			t.Errorf("Classes lists %s twice", c.Rule)

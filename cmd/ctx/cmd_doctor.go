@@ -263,7 +263,7 @@ func configProblems(app *App, ws *loader.Workspace, cfgErr *loader.ConfigError) 
 		return []string{events.OneLine(cfgErr.Error()) + ": ctx uses its defaults and the built-in guard rules until it is fixed"}
 	}
 	var errs []error
-	if _, err := events.GuardFor(ws, app.Getenv("HOME"), ws.Root, nil, nil); err != nil {
+	if _, err := events.GuardFor(ws, events.GuardAt{Home: app.Getenv("HOME"), Cwd: ws.Root}); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := events.UsageConfig(ws); err != nil {

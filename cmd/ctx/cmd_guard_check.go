@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ctxtools/ctx/gitstate"
+	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
@@ -26,6 +28,8 @@ type guardCheckOptions struct {
 	// AsWorkspace judges as if this folder were the workspace root, without reading
 	// it or its config: the rule table's tests use it to pin the machine.
 	AsWorkspace string
+	// Presets are switched on for this check beyond the workspace's guard.presets.
+	Presets []string
 }
 
 // Exit codes of `ctx guard check`: a refusal is exit 1, so a script can test a rule
@@ -52,7 +56,8 @@ verdict's exit status.`,
 		Example: `  ctx guard check -- rm -rf 02-projects
   ctx guard check --json -- 'git push --force origin main'
   printf 'cd build\nrm -rf *\n' | ctx guard check
-  ctx guard check --repo clean -- git reset --hard && echo allowed`,
+  ctx guard check --repo clean -- git reset --hard && echo allowed
+  ctx guard check --preset cloud -- terraform destroy -auto-approve`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -69,12 +74,18 @@ verdict's exit status.`,
 			default:
 				return inputError(fmt.Errorf("--repo %q: want actual, dirty or clean", opts.Repo))
 			}
+			for _, p := range opts.Presets {
+				if !slices.ContainsFunc(guard.Presets, func(g guard.Preset) bool { return g.Name == p }) {
+					return inputError(fmt.Errorf("--preset %q: unknown; the presets are %s", p, presetNames()))
+				}
+			}
 			return runGuardCheck(opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "judge the command as if it ran in this folder (default: the current folder)")
 	cmd.Flags().StringVar(&opts.Repo, "repo", "actual", "whether git repositories have uncommitted changes: actual (ask git), dirty or clean")
+	cmd.Flags().StringSliceVar(&opts.Presets, "preset", nil, "also switch on this preset (kubernetes, cloud, registries, publishing); repeat for more")
 	cmd.Flags().StringVar(&opts.AsWorkspace, "as-workspace", "", "judge as if this folder were the workspace root, reading nothing in it (for tests)")
 	_ = cmd.Flags().MarkHidden("as-workspace")
 	return cmd
@@ -162,7 +173,7 @@ func runGuardCheck(opts *guardCheckOptions) error {
 	case "clean":
 		dirty, unique = func(string) bool { return false }, nil
 	}
-	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, dirty, unique)
+	rules, err := events.GuardFor(ws, events.GuardAt{Home: opts.Getenv("HOME"), Cwd: cwd, Dirty: dirty, Unique: unique, Presets: opts.Presets})
 	if err != nil {
 		problems = append(problems, err)
 	}
@@ -196,4 +207,13 @@ func runGuardCheck(opts *guardCheckOptions) error {
 		return &exitError{code: exitRefused, err: errors.New("refused"), silent: true}
 	}
 	return nil
+}
+
+// presetNames lists the guard's presets, for messages.
+func presetNames() string {
+	names := make([]string, len(guard.Presets))
+	for i, p := range guard.Presets {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -72,7 +73,7 @@ func runGuardRules(opts *guardRulesOptions) error {
 	case err != nil:
 		return err
 	}
-	rules, err := events.GuardFor(ws, opts.Getenv("HOME"), cwd, nil, nil)
+	rules, err := events.GuardFor(ws, events.GuardAt{Home: opts.Getenv("HOME"), Cwd: cwd})
 	if err != nil {
 		problems = append(problems, err)
 	}
@@ -81,6 +82,13 @@ func runGuardRules(opts *guardRulesOptions) error {
 		list = append(list, guardRule{Kind: "deny", Rule: c.Rule, Refuses: c.Refuses, Source: builtIn})
 	}
 	file := events.ConfigName(ws)
+	for _, p := range guard.Presets {
+		source := "preset, off (guard.presets)"
+		if slices.Contains(rules.Presets(), p.Name) {
+			source = file
+		}
+		list = append(list, guardRule{Kind: "preset", Rule: "preset-" + p.Name, Refuses: p.Refuses, Source: source})
+	}
 	for _, d := range rules.Denies() {
 		list = append(list, guardRule{Kind: "deny", Rule: guard.RuleConfigDeny, Pattern: d.Pattern, Reason: d.Reason, Source: file})
 	}

@@ -83,7 +83,11 @@ func checkThroughBinary(bin string, c guardCase) string {
 	if cwd == "" {
 		cwd = "/ws"
 	}
-	cmd := exec.Command(bin, "guard", "check", "--json", "--as-workspace", "/ws", "--repo", repo, "--cwd", cwd, "--", c.Command)
+	args := []string{"guard", "check", "--json", "--as-workspace", "/ws", "--repo", repo, "--cwd", cwd}
+	for _, p := range c.Presets {
+		args = append(args, "--preset", p)
+	}
+	cmd := exec.Command(bin, append(args, "--", c.Command)...)
 	cmd.Env = []string{"HOME=/home/u", "PATH=" + os.Getenv("PATH"), "XDG_RUNTIME_DIR=" + os.TempDir()}
 	cmd.Dir = os.TempDir()
 	var out, errb bytes.Buffer

@@ -15,11 +15,10 @@ import (
 // bound to the home folder and, inside a workspace, to the workspace and its layout,
 // plus the workspace's guard: section. The rules are always usable: a guard: section
 // that cannot be read is left out and a bad entry is dropped, and err says so, one
-// line per problem, naming the file. dirty answers whether a repository has
-// uncommitted changes, unique whether a branch holds commits nothing else does (nil:
-// dirty answers for it).
-func GuardFor(ws *loader.Workspace, home, cwd string, dirty func(string) bool, unique func(dir, branch string) bool) (*guard.Rules, error) {
-	env := guard.Env{Home: home, Cwd: cwd, Dirty: dirty, Unique: unique}
+// line per problem, naming the file.
+func GuardFor(ws *loader.Workspace, at GuardAt) (*guard.Rules, error) {
+	env := guard.Env{Home: at.Home, Cwd: at.Cwd, Dirty: at.Dirty, Unique: at.Unique}
+	cwd := at.Cwd
 	if env.Home == "" {
 		env.Home, _ = os.UserHomeDir()
 	}
@@ -37,9 +36,21 @@ func GuardFor(ws *loader.Workspace, home, cwd string, dirty func(string) bool, u
 			errs = append(errs, err)
 		}
 	}
+	cfg.Presets = append(cfg.Presets, at.Presets...)
 	rules, err := guard.New(cfg, env)
 	errs = append(errs, PrefixEach(ConfigName(ws), err)...)
 	return rules, errors.Join(errs...)
+}
+
+// GuardAt is where and how the guard judges: the home folder, the folder the command
+// runs in, what git says of a repository (Dirty: uncommitted changes; Unique: a
+// branch's commits nothing else holds; nil asks Dirty), and presets switched on beyond
+// the workspace's own (ctx guard check --preset).
+type GuardAt struct {
+	Home, Cwd string
+	Dirty     func(dir string) bool
+	Unique    func(dir, branch string) bool
+	Presets   []string
 }
 
 // ApproveConfig is the workspace's auto_approve: section.

@@ -111,7 +111,7 @@ func OnGuardHook(_ context.Context, h *Hook) (Reply, error) {
 	}
 	// A config ctx cannot read never lowers protection: the built-in rules apply, and
 	// the valid entries of a guard: section with a bad one stay.
-	rules, cfgErr := GuardFor(h.WS(), h.Getenv("HOME"), h.Payload.Cwd, gitstate.Dirty, gitstate.UniqueCommits)
+	rules, cfgErr := GuardFor(h.WS(), GuardAt{Home: h.Getenv("HOME"), Cwd: h.Payload.Cwd, Dirty: gitstate.Dirty, Unique: gitstate.UniqueCommits})
 	if cfgErr != nil {
 		h.ConfigProblem(cfgErr, guardEntryLeft)
 	}
@@ -136,7 +136,7 @@ func OnPermissionHook(_ context.Context, h *Hook) (Reply, error) {
 		}
 		return Reply{}, nil
 	}
-	rules, guardErr := GuardFor(ws, h.Getenv("HOME"), h.Payload.Cwd, gitstate.Dirty, gitstate.UniqueCommits)
+	rules, guardErr := GuardFor(ws, GuardAt{Home: h.Getenv("HOME"), Cwd: h.Payload.Cwd, Dirty: gitstate.Dirty, Unique: gitstate.UniqueCommits})
 	ap, apErr := guard.NewApprover(rules, cfg)
 	if problems := errors.Join(append([]error{cfgErr, guardErr}, PrefixEach(ConfigName(ws), apErr)...)...); problems != nil {
 		h.ConfigProblem(problems, "what is broken is left out; the built-in guard rules stay in force")

@@ -17,6 +17,7 @@ type Case struct {
 	Rule    string // the rule that denies it
 	Clean   bool   // the repositories have no uncommitted changes
 	Cwd     string // the folder the command runs in ("" for the workspace)
+	Presets []string // the guard presets switched on (presets=a,b)
 	Command string // possibly several lines (continuation lines start with four spaces)
 }
 
@@ -67,6 +68,8 @@ func Read(path string) ([]Case, error) {
 				c.Clean = true
 			case strings.HasPrefix(opt, "cwd="):
 				c.Cwd = strings.TrimPrefix(opt, "cwd=")
+			case strings.HasPrefix(opt, "presets="):
+				c.Presets = strings.Split(strings.TrimPrefix(opt, "presets="), ",")
 			default:
 				return nil, fmt.Errorf("commands.txt:%d: unknown option %q", n, opt)
 			}

@@ -12,13 +12,13 @@ import (
 
 // Case is one command of the table with the verdict it must get.
 type Case struct {
-	Line    int    // where it starts in the file
-	Deny    bool   // deny, or allow
-	Rule    string // the rule that denies it
-	Clean   bool   // the repositories have no uncommitted changes
-	Cwd     string // the folder the command runs in ("" for the workspace)
+	Line    int      // where it starts in the file
+	Deny    bool     // deny, or allow
+	Rule    string   // the rule that denies it
+	Clean   bool     // the repositories have no uncommitted changes
+	Cwd     string   // the folder the command runs in ("" for the workspace)
 	Presets []string // the guard presets switched on (presets=a,b)
-	Command string // possibly several lines (continuation lines start with four spaces)
+	Command string   // possibly several lines (continuation lines start with four spaces)
 }
 
 // Read reads the table at path.

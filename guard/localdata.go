@@ -281,6 +281,8 @@ func (c *checker) rsyncDelete(args []arg, sc *scope, text string) {
 			p = pp
 		} else if pp, _ := c.homeContentsTarget(target, sc); pp != "" {
 			p = pp
+		} else if pp := c.systemContentsTarget(target, sc); pp != "" {
+			p = pp
 		}
 	}
 	if p != "" {

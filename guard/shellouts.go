@@ -15,7 +15,7 @@ import (
 
 // shellOutCall matches a call that runs a shell command, up to its first argument.
 var shellOutCall = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:\bos\.(?:system|popen)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\b(?:execSync|execFileSync|spawnSync|execFile|spawn)|\bchild_process\.exec|\bcp\.exec|(?:^|[^.\w])(?:system|exec|shell_exec|passthru|popen|proc_open|qx))\s*\(\s*`)
+	return regexp.MustCompile(`(?:\bos\.(?:system|popen)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\b(?:execSync|execFileSync|spawnSync|execFile|spawn)|(?:\bchild_process['"]?\)?|\bcp|\bchildProcess)\.exec|(?:^|[^.\w])(?:system|exec|shell_exec|passthru|popen|proc_open|qx))\s*\(\s*`)
 })
 
 // shellOutQuoted matches backticks and %x(...) / qx{...}, which run their text as a

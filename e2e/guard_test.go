@@ -68,6 +68,10 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 		"psql -c'DELETE FROM users'",
 		"git branch -D spike",
 		"git worktree remove --force .ctx/worktrees/spike",
+		// A system folder's contents (a name that is not there, should the guard fail)
+		// and a preset the workspace switched on.
+		"rm -rf /etc/ctx-e2e-absent",
+		"terraform destroy -auto-approve",
 		"rm -rf 02-projects",
 		"find . -name '*.md' -delete",
 		"git checkout -- .",
@@ -102,6 +106,9 @@ func TestGuardRefusesDestructiveCommandsThroughTheRealBashTool(t *testing.T) {
 			e.Git("-C", wt, "add", "spike.md")
 			e.Git("-C", wt, "commit", "-qm", "spike")
 			if err := os.WriteFile(filepath.Join(wt, "wip.md"), []byte("wip\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(e.Workspace, ".ctx", "config.yaml"), []byte("guard:\n  presets: [cloud]\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			before, head := workTree(t, e), e.Git("rev-parse", "HEAD")

@@ -115,6 +115,34 @@ func (a *Agents) launch(rec *Record, args []string) error {
 	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
 }
 
+// ctxOnPath makes sure the agent's hooks can run ctx: they run `command -v ctx || exit
+// 0; exec ctx system …` with the agent's PATH, so without ctx there they would do
+// nothing, and a start would wait for a SessionStart that never comes. Adding this
+// ctx's folder to the agent's PATH is not enough: Claude Code runs hooks with the PATH
+// of its own shell environment (tried: the hooks still found no ctx). So a start
+// without ctx on the PATH fails at once and says why.
+func ctxOnPath(path string) error {
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, "ctx")); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w (PATH=%s): its hooks could not run ctx and the agent would never be seen to start; put ctx on the PATH (`make install`, or add its folder to PATH) and start again", ErrNoCtxOnPath, path)
+}
+
+// ErrNoCtxOnPath says the agent's hooks would find no ctx (bad input: exit 2).
+var ErrNoCtxOnPath = errors.New("ctx is not on the PATH the agent starts with")
+
+// hooksFindCtx checks the PATH agents start with (their environment's).
+func (a *Agents) hooksFindCtx() error {
+	for _, kv := range a.Environ {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return ctxOnPath(v)
+		}
+	}
+	return ctxOnPath("")
+}
+
 // launchFlags are the flags of the original start that a resume must pass again.
 func launchFlags(c Claude) []string {
 	var f []string
@@ -149,6 +177,9 @@ var nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 func (a *Agents) Start(o StartOptions) (*Record, error) {
 	bin, err := a.ClaudeBinary()
 	if err != nil {
+		return nil, err
+	}
+	if err := a.hooksFindCtx(); err != nil {
 		return nil, err
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -237,7 +268,7 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 			return rec, nil
 		}
 		st := a.Store.ReadStatus(id)
-		if st.Event == "SessionStart" && !st.At.Before(since.Add(-time.Second)) {
+		if startSeen(st, since) {
 			out, err := a.transition(id, EvStarted, func(r *Record) {
 				if st.SessionID != "" && st.SessionID != r.Claude.SessionID {
 					r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
@@ -371,7 +402,7 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 	p, ok := panes[r.Host.Session]
 	st := a.Store.ReadStatus(r.ID)
 	switch {
-	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && st.Event == "SessionStart" && !st.At.Before(r.StateSince.Add(-time.Second)):
+	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && startSeen(st, r.StateSince):
 		return a.transition(r.ID, EvStarted, nil)
 	case r.State.Running() && !ok:
 		return a.transition(r.ID, EvHostMissing, nil)
@@ -382,6 +413,13 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 		})
 	}
 	return r, nil
+}
+
+// startSeen reports whether the agent's hooks reported from its session after since
+// (the launch): any event proves the start. A start with --no-wait that no ctx command
+// watched may be past its SessionStart before anyone looks, its newest event a Stop.
+func startSeen(st Status, since time.Time) bool {
+	return st.Event != "" && !st.At.Before(since.Add(-time.Second))
 }
 
 // crashAt kills this process when CTX_TEST_CRASH_AT names the step: tests prove that
@@ -517,7 +555,7 @@ func KindOf(err error) Kind {
 		return KindNotNow
 	case errors.As(err, &nf):
 		return KindNotFound
-	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy):
+	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy), errors.Is(err, ErrNoCtxOnPath):
 		return KindBadInput
 	}
 	return KindFailure

@@ -62,6 +62,9 @@ func (a *Agents) Plan(rec *Record, o ResumeOptions) (*ResumePlan, error) {
 // (`claude --resume <id>`) with a short prompt saying what happened meanwhile, or, when
 // the transcript is gone, in a fresh one with the full briefing (AGENTS.md §5.6).
 func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, error) {
+	if err := a.hooksFindCtx(); err != nil {
+		return nil, nil, err
+	}
 	panes, err := a.Tmux.Panes()
 	if err != nil {
 		return nil, nil, err

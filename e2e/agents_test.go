@@ -579,3 +579,65 @@ func TestAgentWorktree(t *testing.T) {
 		t.Errorf("a bad branch: exit %d, %s", code, stderr)
 	}
 }
+
+// An agent started with --no-wait that no ctx command looks at before its first turn
+// ends: the newest hook event in its status is a Stop, not its SessionStart. Any hook
+// of its session after the launch proves the start, so it can be paused at once; and
+// its first request hears of its own project, not of the one last active here.
+func TestAgentStartedWithoutWaitingIsProvenByAnyHook(t *testing.T) {
+	e := agentsEnv(t)
+	e.Model.Script(Say("first-turn-done", 2_000))
+	out := e.MustCtx("agents", "start", "1", "--name", "nowait", "--no-wait", "--json")
+	var started struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &started); err != nil || started.ID == "" {
+		t.Fatalf("start --json: %v: %s", err, out)
+	}
+	status := filepath.Join(e.Workspace, ".ctx", "state", "agents", started.ID, "status.json")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(status) // read directly: no ctx command may reconcile first
+		var st struct {
+			Event string `json:"event"`
+		}
+		if json.Unmarshal(b, &st) == nil && st.Event == "Stop" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's first turn never ended; status: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if stdout, stderr, code := e.Ctx("agents", "pause", "nowait"); code != 0 {
+		t.Fatalf("pause after an unwatched start: exit %d: %s%s", code, stdout, stderr)
+	}
+	reqs := e.Model.Requests(KindMain)
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	if first := reqs[0].Text(); strings.Contains(first, "last active project here") || !strings.Contains(first, "this session works on project 01-checkout-redesign") {
+		t.Errorf("the agent's first request is told of another project than its own:\n%.2000s", first)
+	}
+}
+
+// ctx not on the PATH the agent starts with: its hooks would find no ctx and do
+// nothing, and the start would wait 20 s for a SessionStart that never comes, then
+// guess at a dialog. Start fails at once, says why, and leaves no agent behind.
+func TestAgentStartFailsAtOnceWithoutCtxOnThePath(t *testing.T) {
+	e := agentsEnv(t)
+	cmd := exec.Command(filepath.Join(e.CtxDir, "ctx"), "agents", "start", "1", "--name", "offpath")
+	cmd.Dir = e.Workspace
+	cmd.Env = e.environ(false) // claude, tmux and git on the PATH; ctx not
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "ctx is not on the PATH the agent starts with") {
+		t.Fatalf("start with ctx off the PATH: exit %d: %s", code, out)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("start took %v to fail", d)
+	}
+	if list := e.MustCtx("agents", "list", "--json"); strings.Contains(list, "offpath") {
+		t.Errorf("a failed start left an agent: %s", list)
+	}
+}

@@ -67,7 +67,7 @@ func OnSessionStart(ctx context.Context, st *state.Store, in Start) (string, err
 	var text string
 	switch in.Source {
 	case SourceStartup:
-		text = StartupLine(st, in.Cwd)
+		text = StartupLine(st, in.SessionID, in.Cwd)
 	case SourceResume, SourceCompact, SourceFork:
 		// A cleared context (source clear) keeps its project but is not briefed: the
 		// person asked for an empty one.
@@ -96,10 +96,16 @@ func briefing(st *state.Store, in Start) (string, error) {
 }
 
 // StartupLine is the one line a fresh session inside a workspace gets: the project the
-// current folder is in, else the one whose save point is newest, and the command that
-// resumes it. It is "" when there is no such project or it is finished.
-func StartupLine(st *state.Store, cwd string) string {
+// session is already bound to (`ctx agents start` binds before it launches), else the
+// one the current folder is in, else the one whose save point is newest, and the
+// command that resumes it. It is "" when there is no such project or it is finished.
+func StartupLine(st *state.Store, sessionID, cwd string) string {
 	ws := st.WS
+	if b, err := st.Session(sessionID).Binding(); err == nil && b != nil {
+		if p, err := ws.Resolve(b.Path); err == nil {
+			return fmt.Sprintf("ctx: this session works on project %s (%s%s). `ctx load %s` shows where it stopped.", p.ID, p.Name, percentDone(p), p.ID)
+		}
+	}
 	var p *loader.Project
 	if id := ProjectOfDir(st, cwd); id != "" {
 		p, _ = ws.Resolve(id)
@@ -114,11 +120,15 @@ func StartupLine(st *state.Store, cwd string) string {
 	case "COMPLETE", "ARCHIVED":
 		return ""
 	}
-	done := ""
+	return fmt.Sprintf("ctx: last active project here: %s (%s%s). To continue it, run `ctx load %s`.", p.ID, p.Name, percentDone(p), p.ID)
+}
+
+// percentDone is ", 42% done" for a project with tasks, "" without.
+func percentDone(p *loader.Project) string {
 	if p.Progress.TasksTotal > 0 {
-		done = fmt.Sprintf(", %d%% done", p.Progress.Percent)
+		return fmt.Sprintf(", %d%% done", p.Progress.Percent)
 	}
-	return fmt.Sprintf("ctx: last active project here: %s (%s%s). To continue it, run `ctx load %s`.", p.ID, p.Name, done, p.ID)
+	return ""
 }
 
 // CarryBinding gives a session that has no binding the binding of the session it came

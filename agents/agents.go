@@ -268,7 +268,7 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 			return rec, nil
 		}
 		st := a.Store.ReadStatus(id)
-		if startSeen(st, since) {
+		if startSeen(st, since, rec.Claude.SessionID) {
 			out, err := a.transition(id, EvStarted, func(r *Record) {
 				if st.SessionID != "" && st.SessionID != r.Claude.SessionID {
 					r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
@@ -402,7 +402,7 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 	p, ok := panes[r.Host.Session]
 	st := a.Store.ReadStatus(r.ID)
 	switch {
-	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && startSeen(st, r.StateSince):
+	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && startSeen(st, r.StateSince, r.Claude.SessionID):
 		return a.transition(r.ID, EvStarted, nil)
 	case r.State.Running() && !ok:
 		return a.transition(r.ID, EvHostMissing, nil)
@@ -416,10 +416,20 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 }
 
 // startSeen reports whether the agent's hooks reported from its session after since
-// (the launch): any event proves the start. A start with --no-wait that no ctx command
-// watched may be past its SessionStart before anyone looks, its newest event a Stop.
-func startSeen(st Status, since time.Time) bool {
-	return st.Event != "" && !st.At.Before(since.Add(-time.Second))
+// (the launch): its SessionStart (under whatever id Claude Code gave it), or any later
+// event of the session launched. A start with --no-wait that no ctx command watched may
+// be past its SessionStart before anyone looks, its newest event a Stop. The SessionEnd
+// of the session a pause ended, a moment before a resume, proves nothing.
+func startSeen(st Status, since time.Time, sessionID string) bool {
+	switch {
+	case st.At.Before(since.Add(-time.Second)):
+		return false
+	case st.Event == "SessionStart":
+		return true
+	case st.Event == "" || st.Event == "SessionEnd":
+		return false
+	}
+	return st.SessionID == sessionID
 }
 
 // crashAt kills this process when CTX_TEST_CRASH_AT names the step: tests prove that

@@ -68,3 +68,36 @@ func TestInteractiveManualCompactSavesFirst(t *testing.T) {
 	s.Type("/exit")
 	s.WaitExit(20 * time.Second)
 }
+
+// /clear typed by the person after loading a project: the fresh context is not empty
+// but starts from the save point. ctx carries the binding to the new session (same
+// claude process) and its SessionStart briefs it, so the next request names the
+// project and its next action: a handoff instead of waiting for a compaction.
+func TestInteractiveClearBriefsTheFreshContext(t *testing.T) {
+	e := New(t, Options{})
+	e.Model.Script(Call(5000, Bash("ctx load 1 >/dev/null")), Say("loaded-ok", 6000), Say("after-clear-ok", 0))
+	s := e.Tmux()
+	s.WaitFor("❯", 20*time.Second)
+	s.Type("load project 1")
+	s.WaitFor("loaded-ok", 30*time.Second)
+	before := len(e.Model.Requests(KindMain))
+	s.Type("/clear")
+	time.Sleep(time.Second)
+	s.WaitFor("❯", 20*time.Second)
+	s.Type("carry on")
+	s.WaitFor("after-clear-ok", 30*time.Second)
+	reqs := e.Model.Requests(KindMain)
+	if len(reqs) <= before {
+		t.Fatalf("no request after /clear:\n%s", s.Screen())
+	}
+	after := reqs[len(reqs)-1]
+	if after.SessionID == reqs[0].SessionID {
+		t.Errorf("/clear kept the session id %s", after.SessionID)
+	}
+	text := after.Text()
+	if !strings.Contains(text, "you are working on project 01-checkout-redesign") || !strings.Contains(text, "Next action") {
+		t.Errorf("the first request after /clear is not briefed:\n%.3000s", text)
+	}
+	s.Type("/exit")
+	s.WaitExit(20 * time.Second)
+}

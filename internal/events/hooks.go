@@ -231,7 +231,7 @@ func autoSaveAtThreshold(st *state.Store, in UsageCheck, u *usage.Usage) (string
 		return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction: saved a workspace snapshot (%s). No project is bound to this session, so no _resume.md was updated: run `ctx load N` to bind one, then `ctx save`.",
 			pct, res.SnapshotID), nil
 	}
-	return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction: saved progress to %s (snapshot %s) and started a wind-down journal. Finish the current step, then run `ctx save --summary \"...\" --next \"...\"` so the next session knows exactly where to pick up.",
+	return fmt.Sprintf("ctx: context is at %.0f%% of the budget before compaction: saved progress to %s (snapshot %s) and started a wind-down journal. Finish the current step, then run `ctx save --summary \"...\" --next \"...\"` so the next session knows exactly where to pick up. Instead of waiting for the compaction, the person can then type /clear: ctx briefs the fresh context from the save point.",
 		pct, res.ResumePath, res.SnapshotID), nil
 }
 

@@ -68,9 +68,9 @@ func OnSessionStart(ctx context.Context, st *state.Store, in Start) (string, err
 	switch in.Source {
 	case SourceStartup:
 		text = StartupLine(st, in.SessionID, in.Cwd)
-	case SourceResume, SourceCompact, SourceFork:
-		// A cleared context (source clear) keeps its project but is not briefed: the
-		// person asked for an empty one.
+	case SourceResume, SourceCompact, SourceFork, SourceClear:
+		// After /clear the fresh context starts from the save point, not from nothing:
+		// the handoff a person can make instead of waiting for a compaction.
 		text, err = briefing(st, in)
 		errs = append(errs, err)
 	}

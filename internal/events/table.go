@@ -44,7 +44,7 @@ const GuardCommand = "block-dangerous-commands"
 // Table is every hook ctx answers, in the order `ctx init` registers them.
 var Table = []Event{
 	{Name: claude.EventSessionStart, Command: "session-start", Timeout: hookTimeout, Budget: sessionEndBudget, Activity: "idle",
-		Doc:     "Recovers journals crashed sessions left. `startup`: one line naming the project last active here and `ctx load ID` (nothing when there is none, or it is finished). `resume`, `fork`: the session's own recent work and the bound project's briefing. `compact`: counts the compaction unless another signal did, then the same briefing. `fork`, `clear`, a resume under a new id: carries the project binding from the session it came from.",
+		Doc:     "Recovers journals crashed sessions left. `startup`: one line naming the session's own project when it is bound already (an agent's), else the project last active here and `ctx load ID` (nothing when there is none, or it is finished). `resume`, `fork`, `clear`: the session's own recent work and the bound project's briefing (after `/clear` the fresh context starts from the save point). `compact`: counts the compaction unless another signal did, then the same briefing. `fork`, `clear`, a resume under a new id: carries the project binding from the session it came from.",
 		Short:   "SessionStart: bind the session and brief the agent after a compaction or resume",
 		Example: `  echo '{"session_id":"s1","source":"compact"}' | ctx system session-start`,
 		Run:     OnSessionStartHook},

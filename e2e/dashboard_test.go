@@ -280,6 +280,25 @@ func TestDashboard(t *testing.T) {
 	}
 	d.shot(t, "agents-400px")
 
+	// A laptop and a small phone, the list and an agent's page: nothing wider than the
+	// screen (CTX_E2E_SCREENSHOTS=DIR keeps the pictures to look at).
+	for _, vp := range []struct {
+		name          string
+		width, height int64
+	}{{"1280px", 1280, 800}, {"360px", 360, 740}} {
+		for _, page := range []struct{ name, path, ready string }{
+			{"agents", "/", rowIn("paused", beta.ID)},
+			{"agent", "/agents/" + alpha.ID, `#live.on`},
+		} {
+			d.do(t, 20*time.Second, page.name+" at "+vp.name,
+				chromedp.EmulateViewport(vp.width, vp.height), chromedp.Navigate(d.base+page.path), wait(page.ready))
+			if width := get(t, d, "width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); int64(width) > vp.width {
+				t.Errorf("%s at %s is %d px wide", page.name, vp.name, width)
+			}
+			d.shot(t, page.name+"-"+vp.name)
+		}
+	}
+
 	// The page's own origin without the CSRF token is still refused.
 	status := get(t, d, "fetch without the CSRF token",
 		chromedp.Evaluate[int](`fetch('/api/agents/pause', {method: 'POST', body: '{"all":true}'}).then(r => r.status)`, chromedp.EvalAwaitPromise))

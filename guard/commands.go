@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -76,7 +77,7 @@ func (c *checker) unwrap(args []arg, sc *scope) unwrapped {
 			case name == "xargs" && opt == "I":
 				u.replace = value
 			case name == "xargs" && (opt == "i" || opt == "replace"):
-				u.replace = cmpOr(value, "{}")
+				u.replace = cmp.Or(value, "{}")
 			}
 		})
 		u.xargs = u.xargs || name == "xargs"
@@ -451,13 +452,6 @@ func replaced(args []arg, replace, line string) []arg {
 		}
 	}
 	return out
-}
-
-func cmpOr(v, fallback string) string {
-	if v == "" {
-		return fallback
-	}
-	return v
 }
 
 // parallel judges GNU parallel as the commands it runs: its command template with each

@@ -35,6 +35,9 @@ type Store struct {
 	rtOnce sync.Once
 	rt     *Runtime
 	rtErr  error
+
+	mu       sync.Mutex
+	sessions map[string]*Session // opened this command, so a folder is looked up once
 }
 
 // Open opens the state of ws (nil outside a workspace). It touches no file: each part
@@ -88,11 +91,21 @@ func (s *Store) sessionsDir() string {
 // Session is one Claude Code session's folder. An id that can name no file is kept
 // as an error that every method returns.
 func (s *Store) Session(id string) *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if se, ok := s.sessions[id]; ok {
+		return se
+	}
 	safe, err := SafeID(id)
 	if err == nil && s.WS == nil {
 		err = errNoWorkspace
 	}
-	return &Session{st: s, ID: id, safe: safe, err: err}
+	se := &Session{st: s, ID: id, safe: safe, err: err}
+	if s.sessions == nil {
+		s.sessions = map[string]*Session{}
+	}
+	s.sessions[id] = se
+	return se
 }
 
 // Session is the state of one Claude Code session in a workspace.
@@ -101,6 +114,8 @@ type Session struct {
 	ID   string
 	safe string
 	err  error
+	// adopt looks for the older layout's files once per Store.
+	adopt sync.Once
 }
 
 // sessionFiles are the names in a session's folder, and where each lived before the
@@ -134,9 +149,11 @@ func (se *Session) path(name string) (string, error) {
 		return "", se.err
 	}
 	dir := se.folder()
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		se.adoptOldFiles(dir)
-	}
+	se.adopt.Do(func() {
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			se.adoptOldFiles(dir)
+		}
+	})
 	return filepath.Join(dir, name), nil
 }
 

@@ -84,6 +84,12 @@ func (a *Agents) ClaudeBinary() (string, error) {
 
 // launch starts claude for rec in a new tmux session with args after the binary.
 func (a *Agents) launch(rec *Record, args []string) error {
+	env, argv := a.command(rec, args)
+	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
+}
+
+// command is the environment and the command line of rec's claude with args.
+func (a *Agents) command(rec *Record, args []string) (map[string]string, []string) {
 	env := map[string]string{}
 	drop := map[string]bool{}
 	for _, v := range identityVars {
@@ -111,8 +117,7 @@ func (a *Agents) launch(rec *Record, args []string) error {
 		}
 	}
 	argv = append(argv, rec.Claude.Binary)
-	argv = append(argv, args...)
-	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
+	return env, append(argv, args...)
 }
 
 // ctxOnPath makes sure the agent's hooks can run ctx: they run `command -v ctx || exit
@@ -165,6 +170,9 @@ type StartOptions struct {
 	Model          string
 	AutoApprove    bool
 	NoWait         bool
+	// Handoff is the agent's handoff policy (fresh or compact); "" follows the
+	// workspace's agents.handoff.
+	Handoff string
 	// Worktree starts the agent on this branch in a worktree of its own (worktree.go),
 	// made from From (default HEAD) when the branch does not exist.
 	Worktree, From string
@@ -230,8 +238,9 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 		Claude: Claude{Binary: bin, SessionID: NewSessionID(), PreviousSessionIDs: []string{},
 			PermissionMode: o.PermissionMode, Model: o.Model, AutoApprove: o.AutoApprove},
 		Host:  HostInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
-		State: Starting, StateSince: now, CreatedAt: now,
+		State: Starting, StateSince: now, CreatedAt: now, Handoff: o.Handoff,
 	}
+	rec.Chain = []Link{{SessionID: rec.Claude.SessionID, Reason: ReasonStart, StartedAt: now}}
 	if err := a.Store.Create(rec); err != nil {
 		return nil, err
 	}
@@ -269,20 +278,13 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 		}
 		st := a.Store.ReadStatus(id)
 		if startSeen(st, since, rec.Claude.SessionID) {
-			out, err := a.transition(id, EvStarted, func(r *Record) {
+			return a.started(id, func(r *Record) {
 				if st.SessionID != "" && st.SessionID != r.Claude.SessionID {
 					r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
 					r.Claude.SessionID = st.SessionID
+					r.Chain = append(r.Chain, Link{SessionID: st.SessionID, Reason: "renamed by claude", StartedAt: a.Now().UTC()})
 				}
 			})
-			var se *StateError
-			if errors.As(err, &se) {
-				// Confirmed by another ctx between the look above and the lock.
-				if now, lerr := a.Store.Load(id); lerr == nil && now.State == Active {
-					return now, nil
-				}
-			}
-			return out, err
 		}
 		panes, err := a.Tmux.Panes()
 		if err != nil {
@@ -303,6 +305,20 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// started records that the agent's session started. Another ctx (the command that
+// launched it, a dashboard, a list) may have recorded it between a look and the lock:
+// so much the better.
+func (a *Agents) started(id string, also func(*Record)) (*Record, error) {
+	out, err := a.transition(id, EvStarted, also)
+	var se *StateError
+	if errors.As(err, &se) {
+		if now, lerr := a.Store.Load(id); lerr == nil && now.State == Active {
+			return now, nil
+		}
+	}
+	return out, err
 }
 
 // transition applies an event to an agent's state under its lock.
@@ -394,6 +410,8 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 			return a.finishPause(r, PauseOptions{Reason: "recovered"})
 		case "resume":
 			return a.rollbackResume(r, panes)
+		case "handoff":
+			return a.recoverHandoff(r, panes)
 		}
 	}
 	if r.Op != nil {
@@ -402,8 +420,8 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 	p, ok := panes[r.Host.Session]
 	st := a.Store.ReadStatus(r.ID)
 	switch {
-	case (r.State == Starting || r.State == Resuming) && ok && !p.Dead && startSeen(st, r.StateSince, r.Claude.SessionID):
-		return a.transition(r.ID, EvStarted, nil)
+	case (r.State == Starting || r.State == Resuming || r.State == HandingOff) && ok && !p.Dead && startSeen(st, r.StateSince, r.Claude.SessionID):
+		return a.started(r.ID, nil)
 	case r.State.Running() && !ok:
 		return a.transition(r.ID, EvHostMissing, nil)
 	case r.State.Running() && p.Dead:

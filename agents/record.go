@@ -46,9 +46,17 @@ type Record struct {
 	Pause         *PauseInfo `json:"pause,omitempty"`
 	Exit          *ExitInfo  `json:"exit,omitempty"`
 	Op            *Op        `json:"op"`
-	CreatedAt     time.Time  `json:"created_at"`
-	UpdatedAt     time.Time  `json:"updated_at"`
-	LastError     string     `json:"last_error"`
+	// Handoff is the agent's handoff policy, fresh or compact; "" follows the
+	// workspace's agents.handoff (handoff.go).
+	Handoff string `json:"handoff,omitempty"`
+	// Chain is the agent's sessions in order, one link each: why it started, and how
+	// full its context was when it handed off.
+	Chain []Link `json:"chain,omitempty"`
+	// Attention says what a person should look at: a handoff that did not take.
+	Attention string    `json:"attention,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	LastError string    `json:"last_error"`
 }
 
 // Claude is how the agent's claude was started, so resume can start it the same way.
@@ -99,6 +107,9 @@ type Op struct {
 	PID     int       `json:"pid"`
 	From    State     `json:"from"`
 	Started time.Time `json:"started"`
+	// A handoff's fresh session and why it happens, chosen before its first step.
+	Session string `json:"session,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Status is an agent's activity, replaced by hooks (no lock, no fsync): the newest

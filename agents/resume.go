@@ -139,8 +139,10 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 		r.State, r.StateSince = to, since
 		r.Claude.Binary = rec.Claude.Binary
 		if plan.Fresh {
+			closeLink(a.State, r, since)
 			r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
 			r.Claude.SessionID = NewSessionID()
+			r.Chain = append(r.Chain, Link{SessionID: r.Claude.SessionID, Reason: ReasonFresh, StartedAt: since})
 		}
 		return nil
 	})

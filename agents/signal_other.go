@@ -2,7 +2,10 @@
 
 package agents
 
-import "os"
+import (
+	"os"
+	"os/exec"
+)
 
 // ownedBy cannot tell without Unix user ids and says no. It is only asked of /proc
 // entries, which exist on Linux alone, so nothing here is ever owned.
@@ -34,3 +37,6 @@ func kill(pid int) {
 		_ = p.Release()
 	}
 }
+
+// detach leaves cmd as it is: without Unix sessions a child outlives its parent anyway.
+func detach(*exec.Cmd) {}

@@ -4,6 +4,7 @@ package agents
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -26,4 +27,10 @@ func terminate(pid int) {
 // kill ends process pid at once (SIGKILL).
 func kill(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// detach makes cmd a session of its own: it outlives the hook that starts it, and
+// Claude Code ending the hook's process group does not end it.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }

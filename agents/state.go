@@ -12,9 +12,12 @@ const (
 	Pausing  State = "pausing"
 	Paused   State = "paused"
 	Resuming State = "resuming"
-	Exited   State = "exited"
-	Lost     State = "lost"
-	Failed   State = "failed"
+	// HandingOff: the session is ending for a fresh one that continues the work
+	// (handoff.go).
+	HandingOff State = "handing-off"
+	Exited     State = "exited"
+	Lost       State = "lost"
+	Failed     State = "failed"
 )
 
 // Events move an agent from one state to another.
@@ -26,6 +29,7 @@ const (
 	EvPause       Event = "pause"
 	EvPaused      Event = "paused"
 	EvResume      Event = "resume"
+	EvHandoff     Event = "handoff"
 	EvPaneDied    Event = "pane-died"
 	EvHostMissing Event = "host-missing"
 	EvLaunchDied  Event = "launch-died" // the process died before SessionStart
@@ -36,13 +40,16 @@ const (
 // pair missing here is refused.
 var transitions = map[State]map[Event]State{
 	Starting: {EvStarted: Active, EvLaunchDied: Failed, EvHostMissing: Lost, EvPaneDied: Failed},
-	Active:   {EvPause: Pausing, EvPaneDied: Exited, EvHostMissing: Lost},
+	Active:   {EvPause: Pausing, EvHandoff: HandingOff, EvPaneDied: Exited, EvHostMissing: Lost},
 	Pausing:  {EvPaused: Paused, EvRollback: Active},
 	Paused:   {EvResume: Resuming},
 	Exited:   {EvResume: Resuming},
 	Lost:     {EvResume: Resuming},
 	Failed:   {EvResume: Resuming},
 	Resuming: {EvStarted: Active, EvLaunchDied: Failed, EvPaneDied: Failed, EvHostMissing: Failed},
+	// A handoff undone goes back to the old session (EvRollback); a fresh session that
+	// never starts fails like a resume's.
+	HandingOff: {EvStarted: Active, EvRollback: Active, EvLaunchDied: Failed, EvPaneDied: Failed, EvHostMissing: Failed},
 }
 
 // Next is the state an event leads to from s, or an error naming why not.
@@ -65,12 +72,16 @@ func (e *StateError) Error() string {
 		return fmt.Sprintf("agent is %s, not active: nothing to pause", e.From)
 	case EvResume:
 		return fmt.Sprintf("agent is %s: only a paused, exited, lost or failed agent can be resumed", e.From)
+	case EvHandoff:
+		return fmt.Sprintf("agent is %s, not active: nothing to hand off", e.From)
 	}
 	return fmt.Sprintf("agent is %s: %s does not apply", e.From, e.Event)
 }
 
 // Running reports whether the state has a claude process that should be alive.
-func (s State) Running() bool { return s == Starting || s == Active || s == Resuming || s == Pausing }
+func (s State) Running() bool {
+	return s == Starting || s == Active || s == Resuming || s == Pausing || s == HandingOff
+}
 
 // Resumable reports whether resume applies.
 func (s State) Resumable() bool { return s == Paused || s == Exited || s == Lost || s == Failed }

@@ -87,6 +87,18 @@ func (t Tmux) NewSession(name, dir string, env map[string]string, argv []string)
 	return err
 }
 
+// Respawn starts argv in the session's pane again, killing what runs there: the same
+// window a person may be watching gets the new process.
+func (t Tmux) Respawn(name, dir string, env map[string]string, argv []string) error {
+	args := []string{"respawn-pane", "-k", "-t", "=" + name + ":", "-c", dir}
+	for k, v := range env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, "--")
+	_, err := t.run(append(args, argv...)...)
+	return err
+}
+
 // Pane is what tmux says of a session's pane.
 type Pane struct {
 	Session    string

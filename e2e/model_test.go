@@ -151,6 +151,9 @@ type Model struct {
 	// AfterCompaction is the level reported by the first reply after a compaction
 	// when the script does not say (the summary's size).
 	AfterCompaction int
+	// Respond, when set, answers main-chain requests once the script is used up: a
+	// stand-in that acts on what it was told, as a model does (handoff_test.go).
+	Respond func(Request) Reply
 }
 
 // NewModel starts a stand-in on 127.0.0.1 and stops it when the test ends.
@@ -232,7 +235,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		// Claude Code takes the summary from a <summary> block and asks again without one.
 		m.stream(w, req.Model, Reply{Text: "<analysis>scripted</analysis>\n<summary>\n" + m.Summary + "\n</summary>", Usage: Usage{Input: 3000, Output: 400}})
 	default:
-		reply := m.next()
+		reply := m.next(req)
 		if reply.Refuse {
 			w.Header().Set("content-type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -258,9 +261,19 @@ func (m *Model) level() int {
 
 // next pops the next scripted reply; past the script the model says "done" at the level
 // it was last at, so a test that runs one more turn than it scripted sees no jump.
-func (m *Model) next() Reply {
+func (m *Model) next(req Request) Reply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(m.script) == 0 && m.Respond != nil {
+		m.mu.Unlock()
+		r := m.Respond(req)
+		m.mu.Lock()
+		if r.Usage == (Usage{}) {
+			r.Usage = m.last
+		}
+		m.last = r.Usage
+		return r
+	}
 	if len(m.script) == 0 {
 		return Reply{Text: "done", Usage: m.last}
 	}

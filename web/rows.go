@@ -72,7 +72,7 @@ func rowOf(v agents.View) Row {
 		default:
 			r.Group, r.Label = "idle", strings.ReplaceAll(r.Activity, "_", " ")
 		}
-	case agents.Starting, agents.Pausing, agents.Resuming:
+	case agents.Starting, agents.Pausing, agents.Resuming, agents.HandingOff:
 		r.Group, r.Label = "working", r.State+"…"
 	case agents.Paused:
 		r.Group = "paused"

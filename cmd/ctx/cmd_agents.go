@@ -35,7 +35,7 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 	cmd.AddCommand(
 		newAgentsStartCmd(app), newAgentsListCmd(app), newAgentsShowCmd(app),
 		newAgentsPauseCmd(app), newAgentsResumeCmd(app), newAgentsOpenCmd(app),
-		newAgentsSendCmd(app), newAgentsLogsCmd(app), newAgentsRmCmd(app),
+		newAgentsSendCmd(app), newAgentsLogsCmd(app), newAgentsRmCmd(app), newAgentsHandoffCmd(app),
 	)
 	return cmd
 }

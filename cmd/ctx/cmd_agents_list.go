@@ -71,6 +71,9 @@ func runAgentsList(o *agentsListOptions) error {
 		if v.State == agents.Active && v.Activity.Activity != "" {
 			state += " (" + strings.ReplaceAll(v.Activity.Activity, "_", " ") + ")"
 		}
+		if v.Attention != "" {
+			state = "attention: " + state
+		}
 		mem := "-"
 		if v.RSSKB > 0 {
 			mem = fmt.Sprintf("%d MB", v.RSSKB/1024)

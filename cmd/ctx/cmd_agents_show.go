@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctxtools/ctx/agents"
 )
 
 type agentsShowOptions struct {
@@ -41,6 +43,15 @@ func runAgentsShow(o *agentsShowOptions) error {
 	}
 	fmt.Fprintf(o.Out, "%s  %s  project %s  %s since %s\n", rec.ID, rec.Name, rec.Project, rec.State, rec.StateSince.Local().Format(time.DateTime))
 	fmt.Fprintf(o.Out, "  folder     %s\n  session    %s\n", rec.Cwd, rec.Claude.SessionID)
+	if rec.Attention != "" {
+		fmt.Fprintf(o.Out, "  attention  %s\n", rec.Attention)
+	}
+	if len(rec.Chain) > 1 {
+		fmt.Fprintf(o.Out, "  chain      %d sessions\n", len(rec.Chain))
+		for i, l := range rec.Chain {
+			fmt.Fprintf(o.Out, "    %d. %s\n", i+1, chainLine(l))
+		}
+	}
 	if out.Activity.Activity != "" {
 		fmt.Fprintf(o.Out, "  activity   %s (%s at %s) %s\n", out.Activity.Activity, out.Activity.Event, out.Activity.At.Local().Format(time.TimeOnly), out.Activity.Summary)
 	}
@@ -67,4 +78,23 @@ func runAgentsShow(o *agentsShowOptions) error {
 	}
 	fmt.Fprintf(o.Out, "  attach     %s\n", out.Attach)
 	return nil
+}
+
+// chainLine is one session of an agent's chain: its id, why it started, how full it
+// was when it handed off, and the check of a handoff's fresh session.
+func chainLine(l agents.Link) string {
+	line := l.SessionID + "  " + l.Reason
+	if !l.StartedAt.IsZero() {
+		line += " " + l.StartedAt.Local().Format(time.TimeOnly)
+	}
+	if l.NoteTokens > 0 {
+		line += fmt.Sprintf(", note %d tokens", l.NoteTokens)
+	}
+	if l.Check != "" {
+		line += ", check " + l.Check
+	}
+	if l.EndedAt != nil {
+		line += fmt.Sprintf(" → handed off at %.0f%% (%d tokens)", l.EndPercent, l.EndTokens)
+	}
+	return line
 }

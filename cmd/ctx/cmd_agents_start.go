@@ -21,6 +21,7 @@ type agentsStartOptions struct {
 	Model    string
 	Auto     bool
 	NoWait   bool
+	Handoff  string
 	JSON     bool
 }
 
@@ -31,7 +32,8 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 		Short: "Start an agent on a project, in tmux, with ctx's resume prompt",
 		Example: `  ctx agents start 1
   ctx agents start checkout --name expiry --permission-mode acceptEdits
-  ctx agents start 1 --name expiry --worktree ctx/expiry   # on a branch of its own`,
+  ctx agents start 1 --name expiry --worktree ctx/expiry   # on a branch of its own
+  ctx agents start 1 --handoff compact   # let Claude Code compact instead of handing off`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Project = args[0]
@@ -47,6 +49,7 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 	f.StringVar(&o.Mode, "permission-mode", "", "claude's --permission-mode")
 	f.StringVar(&o.Model, "model", "", "claude's --model")
 	f.BoolVar(&o.Auto, "auto-approve", false, "let ctx's guard answer permission requests (see docs/guard.md)")
+	f.StringVar(&o.Handoff, "handoff", "", "at the auto-save threshold: fresh hands off to a new session, compact lets Claude Code compact (default: agents.handoff in .ctx/config.yaml, else fresh)")
 	f.BoolVar(&o.NoWait, "no-wait", false, "return once claude is launched, without waiting for its session to start")
 	f.BoolVar(&o.JSON, "json", false, "print the agent as JSON")
 	return cmd
@@ -57,12 +60,17 @@ func runAgentsStart(o *agentsStartOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Handoff != "" {
+		if _, err := agents.CheckHandoff(o.Handoff); err != nil {
+			return inputError(err)
+		}
+	}
 	p, err := a.Store.WS.Resolve(o.Project)
 	if err != nil {
 		return err
 	}
 	rec, err := a.Start(agents.StartOptions{Project: p, Name: o.Name, Cwd: o.Cwd, Prompt: o.Prompt,
-		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Worktree: o.Worktree, From: o.From})
+		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Handoff: o.Handoff, Worktree: o.Worktree, From: o.From})
 	if rec == nil {
 		return err
 	}

@@ -68,7 +68,17 @@ func runHook(c *cobra.Command, app *App, ev events.Event) error {
 	}
 	h.St = app.State(ws)
 	in.Activity = recordAgentActivity
+	in.Agent = agentPart
 	return events.Run(c.Context(), ev, h, in, app.Out)
+}
+
+// agentPart is an agent session's part of a hook: its handoff (agents.OnHook).
+func agentPart(h *events.Hook, agentID string) events.AgentReply {
+	r := agents.OnHook(h.WS(), h.St, agentID, agents.HookEvent{
+		Event: h.Event.Name, SessionID: h.SessionID, Tool: h.Payload.ToolName, File: h.Payload.ToolInput.File(),
+		Cwd: h.Payload.Cwd, Prompt: h.Payload.Prompt, Now: h.Now,
+	})
+	return events.AgentReply{Text: r.Text, Stop: r.Stop}
 }
 
 // recordAgentActivity records an agent session's hook event as its activity.

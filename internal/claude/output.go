@@ -76,3 +76,21 @@ func WritePermissionDecision(w io.Writer, allow bool, message string) error {
 	out.HookSpecificOutput.Decision.Message = message
 	return json.NewEncoder(w).Encode(out)
 }
+
+// stopOutput ends the agent's turn after the hook (measured on 2.1.330: after a
+// PostToolUse the turn ends, no further request is made, and no Stop hook fires).
+type stopOutput struct {
+	Continue           bool              `json:"continue"`
+	StopReason         string            `json:"stopReason"`
+	HookSpecificOutput map[string]string `json:"hookSpecificOutput,omitempty"`
+}
+
+// WriteStop ends the turn with reason (shown to the person), with text as the event's
+// additionalContext when there is any.
+func WriteStop(w io.Writer, event, reason, text string) error {
+	out := stopOutput{StopReason: reason}
+	if text != "" {
+		out.HookSpecificOutput = map[string]string{"hookEventName": event, "additionalContext": text}
+	}
+	return json.NewEncoder(w).Encode(out)
+}

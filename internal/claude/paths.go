@@ -172,7 +172,17 @@ func FindTranscript(getenv func(string) string, id string) string {
 type SessionRecord struct {
 	PID       int    `json:"pid"`
 	SessionID string `json:"sessionId"`
+	// Status is what the process is doing: idle, busy, waiting (WaitingFor says on
+	// what: a permission prompt) or shell.
+	Status     string `json:"status"`
+	WaitingFor string `json:"waitingFor,omitempty"`
 }
+
+// The session record statuses ctx acts on.
+const (
+	StatusIdle    = "idle"
+	StatusWaiting = "waiting"
+)
 
 // SessionOfProcess returns the session id Claude Code records for its process pid, or
 // "" when there is no such record.

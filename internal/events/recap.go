@@ -20,6 +20,7 @@ const (
 // actions are told beside it, and which is newer is said.
 type Recap struct {
 	Compacted bool
+	Handoff   bool      // told to the fresh session that continues it: "the last session's"
 	Files     []string  // workspace-relative, newest last
 	Actions   []string  // one line each, oldest first
 	ActionsAt time.Time // the newest action's time; zero when there are none
@@ -84,7 +85,11 @@ func (r Recap) Text(savedAt time.Time) string {
 			newer = " (older than the save point below)"
 		}
 	}
-	fmt.Fprintf(&b, "This session's own work, as ctx's hooks recorded it%s:\n", newer)
+	whose := "This session's"
+	if r.Handoff {
+		whose = "The last session's"
+	}
+	fmt.Fprintf(&b, "%s own work, as ctx's hooks recorded it%s:\n", whose, newer)
 	if len(r.Files) > 0 {
 		fmt.Fprintf(&b, "Files changed: %s\n", strings.Join(r.Files, ", "))
 	}

@@ -49,6 +49,8 @@ type Reply struct {
 	// Permission answers a PermissionRequest: "allow" or "deny" (with Message); ""
 	// leaves the question to the person.
 	Permission, Message string
+	// Stop ends the agent's turn after a tool call, with this reason (PostToolUse).
+	Stop string
 }
 
 // Write writes the reply for the event.
@@ -63,6 +65,8 @@ func (r Reply) Write(w io.Writer, event string) error {
 		return claude.WriteDeny(w, r.Deny)
 	case r.Permission != "":
 		return claude.WritePermissionDecision(w, r.Permission == "allow", r.Message)
+	case r.Stop != "":
+		return claude.WriteStop(w, event, r.Stop, r.Context)
 	case r.Context != "":
 		return claude.WriteAdditionalContext(w, event, r.Context)
 	}
@@ -77,6 +81,9 @@ type Input struct {
 	// Activity records an agent session's activity (ctx agents sets CTX_AGENT_ID);
 	// nil records nothing.
 	Activity func(ws *loader.Workspace, agentID string, ev Event, h *Hook) error
+	// Agent is the agent's part of the hook, after ctx's own (agents.OnHook); nil
+	// adds nothing.
+	Agent func(h *Hook, agentID string) AgentReply
 }
 
 // EnvAgentID names the agent a session runs for: `ctx agents start` sets it for every
@@ -137,9 +144,26 @@ func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error 
 	if err != nil {
 		h.Warn("%s: %v", ev.Command, err)
 	}
+	if id := h.Getenv(EnvAgentID); id != "" && h.WS() != nil && h.SessionID != "" && in.Agent != nil {
+		// The agent's part (a handoff, its checks): after ctx's own, which may have
+		// just saved at the threshold.
+		more := in.Agent(h, id)
+		if more.Text != "" {
+			if ev.Name == claude.EventPostToolUse {
+				reply.Context = strings.TrimSpace(reply.Context + "\n" + more.Text)
+			} else {
+				reply.Lines = append(reply.Lines, more.Text)
+			}
+		}
+		reply.Stop = more.Stop
+	}
 	reply.Lines = append(h.configLines, reply.Lines...)
 	return reply.Write(out, ev.Name)
 }
+
+// AgentReply is what an agent's part of a hook adds to ctx's reply: text for the
+// agent, and, after a tool call, the reason to end its turn.
+type AgentReply struct{ Text, Stop string }
 
 // firstRun reports whether this run is the first of its hook for its event: false when
 // ctx, installed at two settings levels, already ran for it.

@@ -73,6 +73,11 @@ func SaveProgress(st *state.Store, p *loader.Project, req SaveRequest) (*SaveRes
 	if err != nil {
 		return nil, err
 	}
+	if req.Trigger == state.TriggerSave || req.Trigger == state.TriggerClose {
+		// What this session said, for the note a handoff gives the next one. The save
+		// point is written: a record that fails is not a failed save.
+		_ = st.Session(req.SessionID).RecordSave(now, change.Summary, change.Next, change.Decisions, change.Blockers)
+	}
 	snap := &state.Snapshot{
 		SchemaVersion: state.SnapshotSchemaVersion,
 		SessionID:     req.SessionID,

@@ -68,9 +68,13 @@ func OnSessionStart(ctx context.Context, st *state.Store, in Start) (string, err
 	switch in.Source {
 	case SourceStartup:
 		text = StartupLine(st, in.SessionID, in.Cwd)
-	case SourceResume, SourceCompact, SourceFork, SourceClear:
-		// After /clear the fresh context starts from the save point, not from nothing:
-		// the handoff a person can make instead of waiting for a compaction.
+	case SourceClear:
+		// After /clear the fresh context starts from the handoff note of the session
+		// cleared, not from nothing: the handoff a person makes instead of waiting for
+		// a compaction.
+		text, err = clearNote(st, in)
+		errs = append(errs, err)
+	case SourceResume, SourceCompact, SourceFork:
 		text, err = briefing(st, in)
 		errs = append(errs, err)
 	}
@@ -154,7 +158,7 @@ func CarryBinding(st *state.Store, in Start) (*state.Binding, error) {
 	if parent == nil {
 		return nil, nil
 	}
-	carried := state.Binding{SessionID: in.SessionID, ProjectID: parent.ProjectID, Path: parent.Path, BoundAt: in.Now.UTC()}
+	carried := state.Binding{SessionID: in.SessionID, ProjectID: parent.ProjectID, Path: parent.Path, BoundAt: in.Now.UTC(), From: parent.SessionID}
 	return &carried, se.Bind(carried)
 }
 

@@ -75,6 +75,9 @@ type Binding struct {
 	ProjectID string    `json:"project_id"`
 	Path      string    `json:"path"`
 	BoundAt   time.Time `json:"bound_at"`
+	// From is the session whose work this one continues (a /clear, a fork, an agent's
+	// handoff): its recap and saves make the new session's note.
+	From string `json:"from,omitempty"`
 }
 
 // Bind records that the session works on the project; a later Bind replaces it.

@@ -135,6 +135,7 @@ const (
 	workFile    = "work.txt"
 	windowFile  = "window.json"
 	auditFile   = "audit.jsonl"
+	savesFile   = "saves.json" // new with the folder layout: nothing to adopt
 )
 
 // folder is the session's folder.

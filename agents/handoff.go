@@ -63,11 +63,14 @@ type Link struct {
 	EndTokens  int        `json:"end_tokens,omitempty"`
 	// A session started by a handoff: the note it was given (a file in the agent's
 	// folder) and its size, and the check that it took.
-	Note       string `json:"note,omitempty"`
-	NoteTokens int    `json:"note_tokens,omitempty"`
-	Check      string `json:"check,omitempty"` // pending, ok, or failed: why
-	Delivered  bool   `json:"delivered,omitempty"`
-	Misses     int    `json:"misses,omitempty"`
+	// Asked is when the hooks of the session before it asked for the handoff (its
+	// Stop, or the end of the turn at the bound); zero for a forced one.
+	Asked      *time.Time `json:"asked,omitempty"`
+	Note       string     `json:"note,omitempty"`
+	NoteTokens int        `json:"note_tokens,omitempty"`
+	Check      string     `json:"check,omitempty"` // pending, ok, or failed: why
+	Delivered  bool       `json:"delivered,omitempty"`
+	Misses     int        `json:"misses,omitempty"`
 }
 
 // Check states of a handoff's fresh session.
@@ -451,7 +454,6 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 				return a.rollbackHandoff(id, fmt.Errorf("handoff note: %w", err))
 			}
 		}
-		a.crashAt("handoff", "note")
 		if err := a.setStep(id, "handoff", "end"); err != nil {
 			return nil, err
 		}
@@ -459,7 +461,6 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 		if _, left := EndMarked(id, 2*time.Second); len(left) > 0 {
 			return a.rollbackHandoff(id, fmt.Errorf("processes %v of the old session did not end", left))
 		}
-		a.crashAt("handoff", "end")
 		if err := a.setStep(id, "handoff", "launch"); err != nil {
 			return nil, err
 		}
@@ -469,6 +470,10 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 		return nil, fmt.Errorf("handoff %s: the note is gone: %w", id, err)
 	}
 	now := a.Now().UTC()
+	var asked *time.Time
+	if req := a.Store.readRequest(id); req != nil && req.SessionID == old && !req.Launched.IsZero() {
+		asked = &req.Launched
+	}
 	rec, err = a.Store.Update(id, func(r *Record) error {
 		if r.Claude.SessionID == op.Session {
 			return nil // launched before: launch again the same session
@@ -476,7 +481,7 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 		closeLink(a.State, r, now)
 		r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
 		r.Claude.SessionID = op.Session
-		r.Chain = append(r.Chain, Link{SessionID: op.Session, Reason: op.Reason, StartedAt: now,
+		r.Chain = append(r.Chain, Link{SessionID: op.Session, Reason: op.Reason, StartedAt: now, Asked: asked,
 			Note: noteFile, NoteTokens: (len(note) + 3) / 4, Check: CheckPending})
 		return nil
 	})
@@ -501,7 +506,9 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 		})
 		return out, fmt.Errorf("handoff %s: %w", id, err)
 	}
-	a.crashAt("handoff", "launch")
+	if err := a.setStep(id, "handoff", "confirm"); err != nil {
+		return nil, err
+	}
 	if _, err := a.Store.Update(id, func(r *Record) error { r.Op = nil; return nil }); err != nil {
 		return nil, err
 	}
@@ -589,7 +596,7 @@ func (a *Agents) recoverHandoff(r *Record, panes map[string]Pane) (*Record, erro
 		if alive {
 			return a.rollbackHandoff(r.ID, nil)
 		}
-	case "launch":
+	case "launch", "confirm":
 		if alive && r.Claude.SessionID == r.Op.Session {
 			// The fresh session runs: the confirmation comes with the next look.
 			return a.Store.Update(r.ID, func(rr *Record) error { rr.Op = nil; return nil })

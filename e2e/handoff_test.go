@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -261,10 +260,153 @@ func TestAgentHandsOffThreeTimesInATwelveStepTask(t *testing.T) {
 	if !strings.Contains(out, "chain      4 sessions") || strings.Count(out, "handed off at") != 3 {
 		t.Errorf("show does not tell the chain:\n%s", out)
 	}
-	ids := make([]string, 0, 4)
-	for _, l := range v.Chain {
-		ids = append(ids, l.SessionID)
+	for i, l := range v.Chain {
+		t.Logf("session %d: %s, note %d tokens, handed off at %.1f%%", i+1, l.Reason, l.NoteTokens, l.EndPercent)
 	}
-	sort.Strings(ids)
-	t.Logf("chain: %v\nthe second session's first request:\n%s\nshow:\n%s", ids, firsts[v.Chain[1].SessionID].LastUserText(), out)
+}
+
+// The agent ignores the request and goes on working: after the bound of tool calls ctx
+// ends its turn (Claude Code makes no further request) and hands off with its own
+// note, which names the files done, so the fresh session goes on at the right step.
+func TestAgentIgnoringTheRequestIsHandedOffAtTheBound(t *testing.T) {
+	e := handoffEnv(t)
+	agent := &stepAgent{total: 6, levels: map[string]int{}, saved: map[string]bool{},
+		cost: func(n int) int {
+			if n <= 3 {
+				return 290_000
+			}
+			return 10_000
+		}}
+	e.Model.Respond = agent.respond(e)
+	e.MustCtx("agents", "start", "1", "--name", "deaf", "--auto-approve", "--permission-mode", "default", "--prompt", "Do the 6 steps of the task.")
+	e.waitFor("deaf", "the task", 90*time.Second, func(v handoffView) bool {
+		return len(stepLines(e)) >= 6 && len(v.Chain) == 2 && v.State == "active" && v.Chain[1].Check == "ok"
+	})
+	time.Sleep(2 * time.Second)
+	v := e.handoffView("deaf")
+	lines := stepLines(e)
+	if len(lines) != 6 || len(v.Chain) != 2 {
+		t.Fatalf("%d steps, chain %+v; want 6 steps and two sessions:\n%s", len(lines), v.Chain, strings.Join(lines, "\n"))
+	}
+	bySession := map[string]int{}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if f[1] != strconv.Itoa(i+1) {
+			t.Fatalf("steps out of order or repeated:\n%s", strings.Join(lines, "\n"))
+		}
+		bySession[f[2]]++
+	}
+	// The request came with step 3's first call; 5 calls later (steps 3 to 5) the turn
+	// was ended.
+	if bySession[v.Chain[0].SessionID] != 5 || bySession[v.Chain[1].SessionID] != 1 || v.Chain[1].Reason != "bound" {
+		t.Errorf("steps per session %v, chain %+v; want 5 and 1, the second started at the bound", bySession, v.Chain)
+	}
+	for _, r := range e.Model.Requests(KindMain) {
+		if r.SessionID == v.Chain[0].SessionID && strings.Contains(r.LastUserText(), "step-05.txt") {
+			t.Errorf("the first session made a request after the bound ended its turn")
+		}
+	}
+	var first Request
+	for _, r := range e.Model.Requests(KindMain) {
+		if r.SessionID == v.Chain[1].SessionID {
+			first = r
+			break
+		}
+	}
+	note := first.LastUserText()
+	if !strings.Contains(note, "ctx: handoff note.") || !strings.Contains(note, "step-05.txt") || strings.Contains(note, "The last session's own note") {
+		t.Errorf("the note without the agent's help:\n%s", tail(note, 2500))
+	}
+}
+
+// A kill at each step of a handoff: the next look finishes it as the fresh session
+// (the old one ended) or rolls it back to the old one (still there), never neither;
+// either way the agent answers its next prompt.
+func TestAgentHandoffKilledAtEachStep(t *testing.T) {
+	e := handoffEnv(t)
+	// A crash "at" a step is a kill after the step is recorded, before it runs.
+	for _, step := range []string{"note", "end", "launch", "confirm"} {
+		t.Run(step, func(t *testing.T) {
+			name := "crash-" + step
+			e.Model.Script(Say("ready", 20_000))
+			e.MustCtx("agents", "start", "1", "--name", name)
+			v := e.waitTurn(name, time.Time{})
+			old := v.Claude.SessionID
+			e.Model.Script(Say("fresh-"+step, 15_000))
+			e.Vars["CTX_TEST_CRASH_AT"] = "handoff:" + step
+			if _, _, code := e.Ctx("agents", "handoff", name); code == 0 {
+				t.Fatalf("the injected crash did not happen")
+			}
+			delete(e.Vars, "CTX_TEST_CRASH_AT")
+			h := e.waitFor(name, "recovery", 30*time.Second, func(h handoffView) bool { return h.State == "active" && h.Op == nil })
+			switch step {
+			case "note", "end": // the old session was still there: it goes on
+				if h.Claude.SessionID != old || len(h.Chain) != 1 {
+					t.Fatalf("after a crash before the old session ended: session %s, chain %+v; want the old one", h.Claude.SessionID, h.Chain)
+				}
+				e.Model.Script(Say("still-here", 21_000))
+				since := time.Now()
+				e.MustCtx("agents", "send", name, "are you there?")
+				e.waitTurn(name, since)
+			default: // the old session had ended: the fresh one runs, briefed
+				if h.Claude.SessionID == old || len(h.Chain) != 2 {
+					t.Fatalf("after a crash at %s: session %s, chain %+v; want a fresh one", step, h.Claude.SessionID, h.Chain)
+				}
+				e.waitTurn(name, time.Time{})
+				found := false
+				for _, r := range e.Model.Requests(KindMain) {
+					found = found || r.SessionID == h.Claude.SessionID && strings.Contains(r.LastUserText(), "ctx: handoff note.")
+				}
+				if !found {
+					t.Errorf("the fresh session's first request is not the handoff note")
+				}
+			}
+			e.MustCtx("agents", "rm", name)
+		})
+	}
+}
+
+// No handoff while a permission prompt waits: refused (exit 3, the reason said), the
+// agent untouched. A paused agent does not hand off; an agent started with
+// --handoff compact crosses 90% without a request.
+func TestAgentHandoffRefusals(t *testing.T) {
+	e := handoffEnv(t)
+	e.Model.Script(Call(20_000, Bash("touch asked.txt")))
+	e.MustCtx("agents", "start", "1", "--name", "asker", "--permission-mode", "default")
+	deadline := time.Now().Add(30 * time.Second)
+	for e.show("asker").Activity.Activity != "needs_input" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no permission prompt: %+v", e.show("asker"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	before := e.handoffView("asker")
+	_, errs, code := e.Ctx("agents", "handoff", "asker", "--wait", "1s")
+	if code != 3 || !strings.Contains(errs, "permission") {
+		t.Fatalf("handoff at a permission prompt: exit %d, %q; want 3 naming the prompt", code, errs)
+	}
+	if after := e.handoffView("asker"); after.Claude.SessionID != before.Claude.SessionID || after.State != "active" || after.Op != nil || len(after.Chain) != 1 {
+		t.Errorf("a refused handoff changed the agent: %+v", after)
+	}
+	e.MustCtx("agents", "rm", "asker", "--force")
+
+	e.Model.Script(Call(890_000, Bash("echo heavy")), Say("compact-agent-done", 891_000))
+	e.MustCtx("agents", "start", "1", "--name", "compactor", "--handoff", "compact", "--auto-approve", "--permission-mode", "default")
+	e.waitTurn("compactor", time.Time{})
+	time.Sleep(time.Second)
+	if v := e.handoffView("compactor"); len(v.Chain) != 1 {
+		t.Errorf("an agent with --handoff compact handed off: %+v", v.Chain)
+	}
+	for _, r := range e.Model.Requests(KindMain) {
+		if strings.Contains(r.Text(), handoffAsk) {
+			t.Errorf("an agent with --handoff compact was asked to hand off")
+		}
+	}
+	e.MustCtx("agents", "pause", "compactor")
+	if _, errs, code := e.Ctx("agents", "handoff", "compactor"); code != 2 || !strings.Contains(errs, "nothing to hand off") {
+		t.Errorf("handoff of a paused agent: exit %d, %q; want 2", code, errs)
+	}
+	if _, errs, code := e.Ctx("agents", "handoff", "compactor", "--policy", "sometimes"); code != 2 || !strings.Contains(errs, "fresh or compact") {
+		t.Errorf("a bad policy: exit %d, %q; want 2", code, errs)
+	}
 }

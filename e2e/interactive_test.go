@@ -70,9 +70,10 @@ func TestInteractiveManualCompactSavesFirst(t *testing.T) {
 }
 
 // /clear typed by the person after loading a project: the fresh context is not empty
-// but starts from the save point. ctx carries the binding to the new session (same
-// claude process) and its SessionStart briefs it, so the next request names the
-// project and its next action: a handoff instead of waiting for a compaction.
+// but starts from the handoff note of the session cleared. ctx carries the binding to
+// the new session (same claude process) and its SessionStart gives the note, so the
+// next request names the session it continues, the project and its next action: a
+// handoff instead of waiting for a compaction.
 func TestInteractiveClearBriefsTheFreshContext(t *testing.T) {
 	e := New(t, Options{})
 	e.Model.Script(Call(5000, Bash("ctx load 1 >/dev/null")), Say("loaded-ok", 6000), Say("after-clear-ok", 0))
@@ -95,7 +96,8 @@ func TestInteractiveClearBriefsTheFreshContext(t *testing.T) {
 		t.Errorf("/clear kept the session id %s", after.SessionID)
 	}
 	text := after.Text()
-	if !strings.Contains(text, "you are working on project 01-checkout-redesign") || !strings.Contains(text, "Next action") {
+	if !strings.Contains(text, "ctx: handoff note.") || !strings.Contains(text, reqs[0].SessionID) ||
+		!strings.Contains(text, "you are working on project 01-checkout-redesign") || !strings.Contains(text, "Next action") {
 		t.Errorf("the first request after /clear is not briefed:\n%.3000s", text)
 	}
 	s.Type("/exit")

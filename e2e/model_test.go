@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Usage is the token figures a scripted reply reports. Claude Code records them in the
@@ -82,7 +83,8 @@ const (
 // told.
 type Request struct {
 	Kind      string
-	SessionID string // the x-claude-code-session-id header
+	SessionID string    // the x-claude-code-session-id header
+	At        time.Time // when it arrived
 	Model     string
 	Body      map[string]any
 	raw       []byte
@@ -210,7 +212,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := Request{SessionID: r.Header.Get("x-claude-code-session-id"), raw: body}
+	req := Request{SessionID: r.Header.Get("x-claude-code-session-id"), At: time.Now(), raw: body}
 	_ = json.Unmarshal(body, &req.Body)
 	req.Model, _ = req.Body["model"].(string)
 	switch {

@@ -98,12 +98,13 @@ type handoffView struct {
 		SessionID string `json:"session_id"`
 	} `json:"claude"`
 	Chain []struct {
-		SessionID  string  `json:"session_id"`
-		Reason     string  `json:"reason"`
-		EndPercent float64 `json:"end_percent"`
-		EndTokens  int     `json:"end_tokens"`
-		NoteTokens int     `json:"note_tokens"`
-		Check      string  `json:"check"`
+		SessionID  string     `json:"session_id"`
+		Reason     string     `json:"reason"`
+		EndPercent float64    `json:"end_percent"`
+		EndTokens  int        `json:"end_tokens"`
+		NoteTokens int        `json:"note_tokens"`
+		Check      string     `json:"check"`
+		Asked      *time.Time `json:"asked"`
 	} `json:"chain"`
 	Op *struct {
 		Kind string `json:"kind"`
@@ -228,12 +229,7 @@ func TestAgentHandsOffThreeTimesInATwelveStepTask(t *testing.T) {
 	}
 	// Each fresh session's first request: the note, the right next step, the files the
 	// last session changed.
-	firsts := map[string]Request{}
-	for _, r := range e.Model.Requests(KindMain) {
-		if _, ok := firsts[r.SessionID]; !ok {
-			firsts[r.SessionID] = r
-		}
-	}
+	firsts := firstRequests(e.Model)
 	for i := 1; i < 4; i++ {
 		r := firsts[v.Chain[i].SessionID]
 		text := r.LastUserText()

@@ -153,6 +153,9 @@ type Model struct {
 	// AfterCompaction is the level reported by the first reply after a compaction
 	// when the script does not say (the summary's size).
 	AfterCompaction int
+	// Summarize, when set, writes the compaction's summary from its request (as a
+	// model would, from the conversation); else Summary is used.
+	Summarize func(Request) string
 	// Respond, when set, answers main-chain requests once the script is used up: a
 	// stand-in that acts on what it was told, as a model does (handoff_test.go).
 	Respond func(Request) Reply
@@ -233,9 +236,13 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	case KindSummary:
 		m.mu.Lock()
 		m.last = At(max(m.AfterCompaction, 2000))
+		summary, summarize := m.Summary, m.Summarize
 		m.mu.Unlock()
+		if summarize != nil {
+			summary = summarize(req)
+		}
 		// Claude Code takes the summary from a <summary> block and asks again without one.
-		m.stream(w, req.Model, Reply{Text: "<analysis>scripted</analysis>\n<summary>\n" + m.Summary + "\n</summary>", Usage: Usage{Input: 3000, Output: 400}})
+		m.stream(w, req.Model, Reply{Text: "<analysis>scripted</analysis>\n<summary>\n" + summary + "\n</summary>", Usage: Usage{Input: 3000, Output: 400}})
 	default:
 		reply := m.next(req)
 		if reply.Refuse {

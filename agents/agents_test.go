@@ -29,6 +29,10 @@ func TestStateMachine(t *testing.T) {
 		{Exited, EvResume, Resuming},
 		{Resuming, EvLaunchDied, Failed},
 		{Failed, EvResume, Resuming},
+		{Active, EvHandoff, HandingOff},
+		{HandingOff, EvStarted, Active},
+		{HandingOff, EvRollback, Active},
+		{HandingOff, EvLaunchDied, Failed},
 	}
 	for _, c := range ok {
 		if got, err := Next(c.from, c.ev); err != nil || got != c.to {
@@ -38,7 +42,7 @@ func TestStateMachine(t *testing.T) {
 	for _, c := range []struct {
 		from State
 		ev   Event
-	}{{Paused, EvPause}, {Active, EvResume}, {Starting, EvResume}, {Exited, EvPause}} {
+	}{{Paused, EvPause}, {Active, EvResume}, {Starting, EvResume}, {Exited, EvPause}, {Paused, EvHandoff}, {HandingOff, EvHandoff}, {Starting, EvHandoff}} {
 		_, err := Next(c.from, c.ev)
 		var se *StateError
 		if !errors.As(err, &se) {

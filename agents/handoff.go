@@ -240,12 +240,15 @@ func launchHandoff(ws *loader.Workspace, store Store, rec *Record, req *request,
 	if err := store.writeRequest(rec.ID, req); err != nil {
 		return
 	}
-	if err := spawnHandoff(ws, store, rec.ID, req.SessionID, reason); err != nil {
+	if err := spawn(ws, store, rec.ID, req.SessionID, reason); err != nil {
 		req.Launched, req.Deferred = time.Time{}, "could not start the handoff: "+err.Error()
 		_ = store.writeRequest(rec.ID, req)
 		store.Feed(rec.ID, "agent.op_failed", map[string]any{"op": "handoff", "error": err.Error()})
 	}
 }
+
+// spawn starts the handoff process (tests replace it).
+var spawn = spawnHandoff
 
 // spawnHandoff runs this ctx as `ctx agents handoff`, detached, without the agent's
 // mark (ending the agent's processes must not end it), its output in the agent's

@@ -229,7 +229,10 @@ func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 		}
 		h.publishLocked("agent.state", map[string]any{"id": r.ID, "state": r.State, "activity": r.Activity,
 			"detail": r.Detail, "since": r.Since, "source": source, "row": r})
-		if r.Group == "needs_input" && old.Group != "needs_input" {
+		if r.Attention != "" && old.Attention == "" {
+			h.publishLocked("agent.attention", map[string]any{"id": r.ID, "why": r.Attention, "row": r})
+			pending = append(pending, notification{"agent.attention", r.Attention, r})
+		} else if r.Group == "needs_input" && old.Group != "needs_input" {
 			h.publishLocked("agent.needs_input", map[string]any{"id": r.ID, "kind": r.Detail, "tool": r.Tool, "summary": r.Summary, "row": r})
 			pending = append(pending, notification{"agent.needs_input", cmp.Or(r.Summary, r.Detail), r})
 		}

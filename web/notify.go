@@ -14,7 +14,8 @@ import (
 //	serve:
 //	  notify_command: notify-send "$CTX_NOTIFY_TITLE" "$CTX_NOTIFY_TEXT"
 //
-// and the server runs it with `sh -c` when an agent needs input, exits or fails. What
+// and the server runs it with `sh -c` when an agent needs input or attention (a handoff
+// that did not take), exits or fails. What
 // the event says reaches the command only through environment variables, never in the
 // command line: an agent's summary is untrusted text, and a variable's value is never
 // parsed by the shell as code. The command is the person's own configuration; the API
@@ -42,6 +43,8 @@ func (s *Server) runNotify(event string, r Row, text string) {
 		title += " exited"
 	case "agent.failed":
 		title += " failed"
+	case "agent.attention":
+		title += " needs attention"
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)

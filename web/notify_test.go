@@ -56,6 +56,22 @@ func TestNotifyCommand(t *testing.T) {
 		t.Errorf("the agent's text ran as code: %v", err)
 	}
 
+	// A handoff that did not take: the person is told the agent needs attention.
+	if err := ts.store.WriteStatus(rec.ID, agents.Status{Activity: "idle", At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.Update(rec.ID, func(r *agents.Record) error { r.Attention = "the handoff did not take"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(log)
+		got = string(b)
+		return strings.Count(got, "\n") >= 2
+	})
+	if want := "agent.attention|noisy|noisy needs attention|the handoff did not take\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("notified %q, want it to end with %q", got, want)
+	}
+
 	// The agent's process ends (its pane stays, dead, as ctx's tmux keeps it): the person
 	// is told it exited. Another agent whose tmux session vanished is lost, which ctx
 	// reports on the page but does not notify.
@@ -76,12 +92,12 @@ func TestNotifyCommand(t *testing.T) {
 	waitFor(t, func() bool {
 		b, _ := os.ReadFile(log)
 		got = string(b)
-		return strings.Count(got, "\n") >= 2
+		return strings.Count(got, "\n") >= 3
 	})
 	time.Sleep(300 * time.Millisecond) // a notification of the lost agent would be here by now
 	b, _ := os.ReadFile(log)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], "agent.exited|noisy|") {
-		t.Errorf("notified %q, want the needs_input line, then agent.exited of noisy and nothing of the lost agent", lines)
+	if len(lines) != 3 || !strings.HasPrefix(lines[2], "agent.exited|noisy|") {
+		t.Errorf("notified %q, want the needs_input and attention lines, then agent.exited of noisy and nothing of the lost agent", lines)
 	}
 }

@@ -30,6 +30,7 @@ type Row struct {
 	Branch     string    `json:"branch,omitempty"`
 	Dirty      int       `json:"dirty"`
 	LastError  string    `json:"last_error,omitempty"`
+	Attention  string    `json:"attention,omitempty"` // a handoff that did not take
 	Busy       string    `json:"busy,omitempty"` // an operation this server runs on it
 	CanPause   bool      `json:"can_pause"`
 	CanResume  bool      `json:"can_resume"`
@@ -80,6 +81,10 @@ func rowOf(v agents.View) Row {
 		r.Group = "gone"
 	default:
 		r.Group = "failed"
+	}
+	if v.Attention != "" && v.State.Running() {
+		// A person should look: among the agents that need input.
+		r.Attention, r.Group, r.Label = v.Attention, "needs_input", "attention"
 	}
 	if r.Summary == "" && r.Tool != "" {
 		r.Summary = r.Tool

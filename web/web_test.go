@@ -405,3 +405,29 @@ func waitFor(t *testing.T, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// An agent that handed off shows its chain of sessions on its page: each link's
+// reason, note size, check and the usage it handed off at.
+func TestAgentPageShowsTheChain(t *testing.T) {
+	ts := startServer(t)
+	now := time.Now().UTC()
+	ended := now.Add(-time.Minute)
+	rec := &agents.Record{ID: "a-chain1", Name: "relay", Project: "01-checkout-redesign", State: agents.Paused, StateSince: now, CreatedAt: now,
+		Host: agents.HostInfo{Kind: "tmux", Session: "ctx-a-chain1"},
+		Chain: []agents.Link{
+			{SessionID: "s-one", Reason: agents.ReasonStart, StartedAt: now.Add(-time.Hour), EndedAt: &ended, EndPercent: 91.2, EndTokens: 882000},
+			{SessionID: "s-two", Reason: agents.ReasonContext, StartedAt: ended, NoteTokens: 457, Check: agents.CheckOK},
+		}}
+	if err := ts.store.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	resp := ts.req("GET", "/agents/"+rec.ID, map[string]string{"Cookie": ts.cookie()}, "")
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	page := string(b)
+	for _, want := range []string{"<h2>Sessions</h2>", "<code>s-one</code> start", "handed off at 91% (882000 tokens)", "<code>s-two</code> context", "note 457 tokens, check ok"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the agent page lacks %q", want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
@@ -37,43 +38,63 @@ type Handoff struct {
 // its last actions (from the journal), then the project's briefing (phase, next task,
 // pending tasks, the reads in order), within NoteBytes.
 func HandoffNote(st *state.Store, h Handoff) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s This is a fresh session continuing the work of session %s (%s). Carry on from this note: do not redo what it says is done.\n", NoteFirstLine, h.From, h.Why)
+	head := fmt.Sprintf("%s This is a fresh session continuing the work of session %s (%s). Carry on from this note: do not redo what it says is done.\n", NoteFirstLine, h.From, h.Why)
+	var mid strings.Builder
 	se := st.Session(h.From)
 	if s, err := se.Saves(); err == nil && s.Count > 0 {
-		fmt.Fprintf(&b, "The last session's own note (its ctx save at %s):\n", s.At.Local().Format("15:04"))
-		if s.Summary != "" {
-			fmt.Fprintf(&b, "- Done: %s\n", state.OneLine(s.Summary))
+		fmt.Fprintf(&mid, "The last session's own note (its ctx save at %s):\n", s.At.Local().Format("15:04"))
+		item := func(label, text string) {
+			if text != "" {
+				fmt.Fprintf(&mid, "- %s: %s\n", label, clip(state.OneLine(text), noteLine))
+			}
 		}
-		if s.Next != "" {
-			fmt.Fprintf(&b, "- Next: %s\n", state.OneLine(s.Next))
+		item("Done", s.Summary)
+		item("Next", s.Next)
+		for _, d := range newestOf(s.Decisions, noteItems) {
+			item("Decision", d)
 		}
-		for _, d := range s.Decisions {
-			fmt.Fprintf(&b, "- Decision: %s\n", state.OneLine(d))
-		}
-		for _, bl := range s.Blockers {
-			fmt.Fprintf(&b, "- Blocker: %s\n", state.OneLine(bl))
+		for _, bl := range newestOf(s.Blockers, noteItems) {
+			item("Blocker", bl)
 		}
 	}
 	var savedAt time.Time
-	var result *loader.Result
+	brief := ""
 	if binding, err := se.Binding(); err == nil && binding != nil {
 		if p, err := st.WS.Resolve(binding.Path); err == nil {
-			result = st.WS.Load(p, loader.LoadOptions{})
+			result := st.WS.Load(p, loader.LoadOptions{})
 			savedAt, _ = time.Parse(time.RFC3339, result.Resume.LastUpdated)
+			// The project's part keeps its room whatever the session's part holds.
+			brief = loader.Briefing(result, NoteBytes/2)
 		}
 	}
 	recap := SessionRecap(st, h.From, false)
 	recap.Handoff = true
-	b.WriteString(recap.Text(savedAt))
+	mid.WriteString(recap.Text(savedAt))
 	refs := ""
 	if h.Journal != "" {
 		refs = fmt.Sprintf("The last session's whole journal: %s.\n", h.Journal)
 	}
-	if result != nil {
-		b.WriteString(loader.Briefing(result, max(NoteBytes-b.Len()-len(refs), NoteBytes/2)))
+	return head + cutNote(mid.String(), NoteBytes-len(head)-len(brief)-len(refs)) + brief + refs
+}
+
+// What a note keeps of a session's saves: the newest decisions and blockers, each
+// line clipped.
+const (
+	noteItems = 5
+	noteLine  = 300
+)
+
+func newestOf(list []string, n int) []string { return list[max(0, len(list)-n):] }
+
+// clip shortens s to n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return cutNote(b.String(), NoteBytes-len(refs)) + refs
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // cutNote keeps whole lines of s within n bytes.

@@ -32,7 +32,7 @@
     : (r.state === 'paused' && r.freed_kb > 0 ? 'freed ' + Math.floor(r.freed_kb / 1024) + ' MB' : '–');
   const fields = {
     name: (r) => r.name, project: (r) => r.project, label: (r) => r.busy ? r.busy + '…' : r.label,
-    for: (r) => ago(r.since), memory, context: (r) => r.context || '', summary: (r) => r.summary || '', error: (r) => r.last_error || '',
+    for: (r) => ago(r.since), memory, context: (r) => r.context || '', summary: (r) => r.summary || '', error: (r) => r.attention || r.last_error || '',
     branch: (r) => r.branch ? r.branch + (r.dirty ? ' · ' + r.dirty + ' dirty' : '') : '',
   };
 
@@ -91,13 +91,14 @@
     for (const r of d.agents) upsert(r);
     recount();
   });
-  for (const name of ['agent.created', 'agent.state', 'agent.needs_input', 'agent.paused', 'agent.resumed', 'agent.exited', 'agent.lost', 'agent.failed']) {
+  for (const name of ['agent.created', 'agent.state', 'agent.needs_input', 'agent.paused', 'agent.resumed', 'agent.exited', 'agent.lost', 'agent.failed', 'agent.attention']) {
     es.addEventListener(name, (e) => {
       const d = JSON.parse(e.data);
       if (d.row) upsert(d.row);
       recount();
       if (name === 'agent.needs_input') notify(d.row.name + ' needs input', d.summary || d.kind || '');
       if (name === 'agent.exited') notify(d.row.name + ' exited', d.reason || '');
+      if (name === 'agent.attention') notify(d.row.name + ' needs attention', d.why || '');
     });
   }
   es.addEventListener('agent.removed', (e) => { remove(JSON.parse(e.data).id); recount(); });

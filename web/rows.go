@@ -31,7 +31,7 @@ type Row struct {
 	Dirty      int       `json:"dirty"`
 	LastError  string    `json:"last_error,omitempty"`
 	Attention  string    `json:"attention,omitempty"` // a handoff that did not take
-	Busy       string    `json:"busy,omitempty"` // an operation this server runs on it
+	Busy       string    `json:"busy,omitempty"`      // an operation this server runs on it
 	CanPause   bool      `json:"can_pause"`
 	CanResume  bool      `json:"can_resume"`
 }

@@ -49,7 +49,7 @@ var Table = []Event{
 		Example: `  echo '{"session_id":"s1","source":"compact"}' | ctx system session-start`,
 		Run:     OnSessionStartHook},
 	{Name: claude.EventUserPromptSubmit, Command: "check-context-size", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
-		Doc:     "The pause reminder; a compaction no hook reported (a new `compact_boundary` line); usage against the budget: one nudge at 75%, an auto-save and a wind-down journal at 90%; journals the prompt.",
+		Doc:     "The pause reminder; a compaction no hook reported (a new `compact_boundary` line); usage against the budget: one nudge at 75%, an auto-save and a wind-down journal at 90% (an agent with the handoff policy `fresh` is asked to record its note and end its turn); journals the prompt; the first prompt of a handoff's fresh session must be the note.",
 		Short:   "UserPromptSubmit: the pause reminder, then context usage",
 		Example: `  echo '{"session_id":"s1","prompt":"hi"}' | ctx system check-context-size`,
 		Run:     OnPromptHook},
@@ -61,12 +61,12 @@ var Table = []Event{
 	// "*" matches every tool; an absent matcher would too, but "*" says so to a person
 	// reading the settings file.
 	{Name: claude.EventPostToolUse, Command: "record-action", Matcher: "*", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
-		Doc:     "Journals the call, notes files the session changed, binds the session from project files it touched, and checks usage: a compaction can come between two tool calls with no prompt before it (it waits up to 1.5 s for the call's line in the transcript).",
+		Doc:     "Journals the call, notes files the session changed, binds the session from project files it touched, and checks usage: a compaction can come between two tool calls with no prompt before it (it waits up to 1.5 s for the call's line in the transcript). An agent asked to hand off that makes 5 more calls has its turn ended (`continue: false`) and handed off; a handoff's fresh session is checked to work in the agent's folder.",
 		Short:   "PostToolUse: journal the tool call; bind the session from project files touched",
 		Example: `  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"02-projects/01-a/notes.md"}}' | ctx system record-action`,
 		Run:     OnToolCallHook},
 	{Name: claude.EventStop, Command: "stop", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
-		Doc:     "Journals the start of the reply; a fork whose transcript now holds its parent's lines gets its binding (once).",
+		Doc:     "Journals the start of the reply; a fork whose transcript now holds its parent's lines gets its binding (once). An agent asked to hand off: starts `ctx agents handoff` in the background, which ends this session and starts a fresh one from ctx's note (docs/agents.md).",
 		Short:   "Stop: journal the start of the agent's last message",
 		Example: `  echo '{"session_id":"s1","last_assistant_message":"done"}' | ctx system stop`,
 		Run:     OnStopHook},

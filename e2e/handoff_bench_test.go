@@ -35,6 +35,12 @@ func BenchmarkAgentHandoff(b *testing.B) {
 		walls = append(walls, r.At.Sub(*l.Asked))
 		notes = append(notes, l.NoteTokens)
 	}
+	if feed, err := os.ReadFile(filepath.Join(e.Workspace, ".ctx/state/agents/feed.jsonl")); err == nil && os.Getenv("CTX_BENCH_FEED") != "" {
+		b.Logf("feed:\n%s", feed)
+		for _, l := range v.Chain[1:] {
+			b.Logf("asked %s first request %s", l.Asked.Format("15:04:05.000"), firsts[l.SessionID].At.UTC().Format("15:04:05.000"))
+		}
+	}
 	sort.Ints(notes)
 	b.ReportMetric(float64(median(walls).Milliseconds()), "ms-handoff-p50")
 	b.ReportMetric(float64(notes[len(notes)-1]), "tokens-note-max")

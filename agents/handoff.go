@@ -71,6 +71,10 @@ type Link struct {
 	Check      string     `json:"check,omitempty"` // pending, ok, or failed: why
 	Delivered  bool       `json:"delivered,omitempty"`
 	Misses     int        `json:"misses,omitempty"`
+	// TasksDone is the project's tasks done at the handoff: the fresh session's first
+	// save must not go back from it (SaveChecked once it was looked at).
+	TasksDone   int  `json:"tasks_done,omitempty"`
+	SaveChecked bool `json:"save_checked,omitempty"`
 }
 
 // Check states of a handoff's fresh session.
@@ -182,8 +186,10 @@ func OnHook(ws *loader.Workspace, st *state.Store, id string, ev HookEvent) Hook
 	if err != nil || rec.Claude.SessionID != ev.SessionID {
 		return HookReply{} // not the agent's current session (a subagent, a session gone)
 	}
-	if n := len(rec.Chain); n > 0 && rec.Chain[n-1].Check == CheckPending && rec.Chain[n-1].SessionID == ev.SessionID {
-		checkHandoff(store, rec, ev)
+	if n := len(rec.Chain); n > 0 && rec.Chain[n-1].SessionID == ev.SessionID {
+		if l := rec.Chain[n-1]; l.Check == CheckPending || l.Check == CheckOK && !l.SaveChecked {
+			checkHandoff(ws, st, store, rec, ev)
+		}
 	}
 	if rec.State != Active || rec.Op != nil {
 		return HookReply{}
@@ -285,14 +291,38 @@ func spawnHandoff(ws *loader.Workspace, store Store, id, sessionID, reason strin
 // note reached it (its first prompt is the note) and that it went on with the
 // project's work (its first tool calls touch the agent's folder, and a save of it does
 // not go back). A session that does not take the work up is reported on the agent.
-func checkHandoff(store Store, rec *Record, ev HookEvent) {
+func checkHandoff(ws *loader.Workspace, st *state.Store, store Store, rec *Record, ev HookEvent) {
+	// The tasks done once the session saved, read before the lock; -1 before its save.
+	tasks := -1
+	if s, err := st.Session(ev.SessionID).Saves(); err == nil && s.Count > 0 {
+		if p, err := ws.Resolve(rec.ProjectPath); err == nil {
+			tasks = p.Progress.TasksCompleted
+		}
+	}
+	pending := rec.Chain[len(rec.Chain)-1].Check == CheckPending
+	if !pending && tasks < 0 {
+		return // checked; its first save is still to come
+	}
 	verdict := ""
 	_, _ = store.Update(rec.ID, func(r *Record) error {
 		n := len(r.Chain)
-		if n == 0 || r.Chain[n-1].Check != CheckPending || r.Chain[n-1].SessionID != ev.SessionID {
+		if n == 0 || r.Chain[n-1].SessionID != ev.SessionID {
 			return nil
 		}
 		l := &r.Chain[n-1]
+		if tasks >= 0 && !l.SaveChecked {
+			l.SaveChecked = true
+			if tasks < l.TasksDone && !strings.HasPrefix(l.Check, checkFailed) {
+				l.Check = fmt.Sprintf("%sits first save went back to %d tasks done, from %d at the handoff", checkFailed, tasks, l.TasksDone)
+			}
+		}
+		if l.Check != CheckPending {
+			if strings.HasPrefix(l.Check, checkFailed) && r.Attention == "" {
+				r.Attention = fmt.Sprintf("the handoff to session %s did not take: %s", l.SessionID, strings.TrimPrefix(l.Check, checkFailed))
+				verdict = r.Attention
+			}
+			return nil
+		}
 		switch ev.Event {
 		case claude.EventUserPromptSubmit:
 			if strings.HasPrefix(strings.TrimSpace(ev.Prompt), events.NoteFirstLine) {
@@ -477,6 +507,10 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 	if req := a.Store.readRequest(id); req != nil && req.SessionID == old && !req.Launched.IsZero() {
 		asked = &req.Launched
 	}
+	tasksDone := 0
+	if p, err := a.Store.WS.Resolve(rec.ProjectPath); err == nil {
+		tasksDone = p.Progress.TasksCompleted
+	}
 	rec, err = a.Store.Update(id, func(r *Record) error {
 		if r.Claude.SessionID == op.Session {
 			return nil // launched before: launch again the same session
@@ -485,7 +519,7 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 		r.Claude.PreviousSessionIDs = append(r.Claude.PreviousSessionIDs, r.Claude.SessionID)
 		r.Claude.SessionID = op.Session
 		r.Chain = append(r.Chain, Link{SessionID: op.Session, Reason: op.Reason, StartedAt: now, Asked: asked,
-			Note: noteFile, NoteTokens: (len(note) + 3) / 4, Check: CheckPending})
+			Note: noteFile, NoteTokens: (len(note) + 3) / 4, Check: CheckPending, TasksDone: tasksDone})
 		return nil
 	})
 	if err != nil {

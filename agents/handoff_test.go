@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/state"
+	"github.com/ctxtools/ctx/internal/testkit/fixture"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -167,6 +169,51 @@ func TestPolicy(t *testing.T) {
 			}
 		} else if p != want || err != nil {
 			t.Errorf("agents.handoff %q: %q, %v", want, p, err)
+		}
+	}
+}
+
+// The fresh session's first save must not go back from the tasks done at the handoff.
+func TestHandoffCheckOfTheFirstSave(t *testing.T) {
+	root := t.TempDir()
+	if err := fixture.Workspace(root, 1); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := loader.Discover(loader.DiscoverOptions{Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.Resolve("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, st := NewStore(ws), state.Open(ws, os.Getenv)
+	done := p.Progress.TasksCompleted
+	for i, back := range []bool{false, true} {
+		id := fmt.Sprintf("a-save0%d", i)
+		sid := fmt.Sprintf("s-save%d", i)
+		rec := &Record{ID: id, Name: id, Cwd: root, ProjectPath: p.Path, State: Active, Claude: Claude{SessionID: sid},
+			Chain: []Link{{SessionID: "s0"}, {SessionID: sid, Check: CheckPending, TasksDone: done}}}
+		if back {
+			rec.Chain[1].TasksDone = done + 3 // the handoff saw three more done than there are now
+		}
+		if err := s.Create(rec); err != nil {
+			t.Fatal(err)
+		}
+		hook := func(ev HookEvent) { ev.SessionID, ev.Now = sid, time.Now(); OnHook(ws, st, id, ev) }
+		hook(HookEvent{Event: claude.EventUserPromptSubmit, Prompt: "ctx: handoff note. …"})
+		hook(HookEvent{Event: claude.EventPostToolUse, Tool: "Bash", Cwd: root})
+		if got, _ := s.Load(id); got.Chain[1].Check != CheckOK || got.Chain[1].SaveChecked {
+			t.Fatalf("before its save: %+v", got.Chain[1])
+		}
+		if err := st.Session(sid).RecordSave(time.Now(), "did a step", "the next", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		hook(HookEvent{Event: claude.EventPostToolUse, Tool: "Bash", Cwd: root})
+		got, _ := s.Load(id)
+		l := got.Chain[1]
+		if !l.SaveChecked || (back != strings.HasPrefix(l.Check, "failed: its first save went back")) || back == (got.Attention == "") {
+			t.Errorf("back=%v: %+v, attention %q", back, l, got.Attention)
 		}
 	}
 }

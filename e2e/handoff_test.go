@@ -405,4 +405,10 @@ func TestAgentHandoffRefusals(t *testing.T) {
 	if _, errs, code := e.Ctx("agents", "handoff", "compactor", "--policy", "sometimes"); code != 2 || !strings.Contains(errs, "fresh or compact") {
 		t.Errorf("a bad policy: exit %d, %q; want 2", code, errs)
 	}
+	var set struct {
+		Handoff string `json:"handoff"`
+	}
+	if out := e.MustCtx("agents", "handoff", "compactor", "--policy", "fresh", "--json"); json.Unmarshal([]byte(out), &set) != nil || set.Handoff != "fresh" {
+		t.Errorf("--policy fresh did not set the agent's policy:\n%s", out)
+	}
 }

@@ -307,6 +307,39 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 	}
 }
 
+// ready says whether an operation that ev starts may begin on rec now: none in
+// flight, and a state that allows ev. It is asked before a wait (a safe point), and
+// begin asks again under the lock.
+func ready(rec *Record, ev Event) error {
+	if rec.Op != nil {
+		return &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress (ctx process %d)", rec.ID, rec.Op.Kind, rec.Op.PID)}
+	}
+	_, err := Next(rec.State, ev)
+	return err
+}
+
+// begin starts an operation on the agent under its lock: the record gets op (this
+// process, from the state it was in) and the state ev leads to, then also's changes.
+// It is refused as ready refuses.
+func (a *Agents) begin(id string, ev Event, op Op, also func(*Record)) (*Record, error) {
+	return a.Store.Update(id, func(r *Record) error {
+		if err := ready(r, ev); err != nil {
+			return err
+		}
+		to, _ := Next(r.State, ev)
+		op.PID, op.From = os.Getpid(), r.State
+		if op.Started.IsZero() {
+			op.Started = a.Now().UTC()
+		}
+		r.Op = &op
+		r.State, r.StateSince = to, op.Started
+		if also != nil {
+			also(r)
+		}
+		return nil
+	})
+}
+
 // started records that the agent's session started. Another ctx (the command that
 // launched it, a dashboard, a list) may have recorded it between a look and the lock:
 // so much the better.

@@ -408,10 +408,7 @@ func (a *Agents) Handoff(rec *Record, o HandoffOptions) (*Record, error) {
 	if o.FromSession != "" && rec.Claude.SessionID != o.FromSession {
 		return rec, nil // handed off already
 	}
-	if rec.Op != nil {
-		return nil, &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress (ctx process %d)", rec.ID, rec.Op.Kind, rec.Op.PID)}
-	}
-	if _, err := Next(rec.State, EvHandoff); err != nil {
+	if err := ready(rec, EvHandoff); err != nil {
 		return nil, err
 	}
 	if err := a.handoffPoint(rec, o.Wait); err != nil {
@@ -423,19 +420,7 @@ func (a *Agents) Handoff(rec *Record, o HandoffOptions) (*Record, error) {
 		return nil, err
 	}
 	reason := firstOf(o.Reason, ReasonForced)
-	rec, err = a.Store.Update(rec.ID, func(r *Record) error {
-		if r.Op != nil {
-			return &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress", r.ID, r.Op.Kind)}
-		}
-		to, err := Next(r.State, EvHandoff)
-		if err != nil {
-			return err
-		}
-		now := a.Now().UTC()
-		r.Op = &Op{Kind: "handoff", Step: "note", PID: os.Getpid(), From: r.State, Started: now, Session: NewSessionID(), Reason: reason}
-		r.State, r.StateSince = to, now
-		return nil
-	})
+	rec, err = a.begin(rec.ID, EvHandoff, Op{Kind: "handoff", Step: "note", Session: NewSessionID(), Reason: reason}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,10 +40,7 @@ func (a *Agents) Pause(rec *Record, o PauseOptions) (*Record, error) {
 	if rec, err = a.reconcile(rec, panes); err != nil {
 		return nil, err
 	}
-	if rec.Op != nil {
-		return nil, &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress (ctx process %d)", rec.ID, rec.Op.Kind, rec.Op.PID)}
-	}
-	if _, err := Next(rec.State, EvPause); err != nil {
+	if err := ready(rec, EvPause); err != nil {
 		return nil, err
 	}
 	// The safe point comes before the lock is taken for the operation: waiting for a
@@ -53,20 +49,10 @@ func (a *Agents) Pause(rec *Record, o PauseOptions) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err = a.Store.Update(rec.ID, func(r *Record) error {
-		if r.Op != nil {
-			return &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress", r.ID, r.Op.Kind)}
-		}
-		to, err := Next(r.State, EvPause)
-		if err != nil {
-			return err
-		}
-		now := a.Now().UTC()
-		r.Op = &Op{Kind: "pause", Step: "save", PID: os.Getpid(), From: r.State, Started: now}
-		r.State, r.StateSince = to, now
+	now := a.Now().UTC()
+	rec, err = a.begin(rec.ID, EvPause, Op{Kind: "pause", Step: "save", Started: now}, func(r *Record) {
 		r.Pause = &PauseInfo{Reason: firstOf(o.Reason, "user"), PausedAt: now, Stamp: now.Format("20060102T150405Z"),
 			Interrupted: interrupted, LastActivity: last, GitStrategy: o.Git}
-		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -72,10 +72,7 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 	if rec, err = a.reconcile(rec, panes); err != nil {
 		return nil, nil, err
 	}
-	if rec.Op != nil {
-		return nil, nil, &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress (ctx process %d)", rec.ID, rec.Op.Kind, rec.Op.PID)}
-	}
-	if _, err := Next(rec.State, EvResume); err != nil {
+	if err := ready(rec, EvResume); err != nil {
 		return nil, nil, err
 	}
 	if rec.Worktree != nil {
@@ -124,19 +121,10 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 	}
 	from := rec.State
 	since := a.Now().UTC()
-	rec, err = a.Store.Update(rec.ID, func(r *Record) error {
-		if r.Op != nil {
-			return &NotNowError{Msg: fmt.Sprintf("agent %s: a %s is in progress", r.ID, r.Op.Kind)}
-		}
-		to, err := Next(r.State, EvResume)
-		if err != nil {
-			return err
-		}
+	rec, err = a.begin(rec.ID, EvResume, Op{Kind: "resume", Step: "launch", Started: since}, func(r *Record) {
 		if undone && r.Pause != nil && r.Pause.Git != nil {
 			r.Pause.Git.Undone = true
 		}
-		r.Op = &Op{Kind: "resume", Step: "launch", PID: os.Getpid(), From: from, Started: since}
-		r.State, r.StateSince = to, since
 		r.Claude.Binary = rec.Claude.Binary
 		if plan.Fresh {
 			closeLink(a.State, r, since)
@@ -144,7 +132,6 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 			r.Claude.SessionID = NewSessionID()
 			r.Chain = append(r.Chain, Link{SessionID: r.Claude.SessionID, Reason: ReasonFresh, StartedAt: since})
 		}
-		return nil
 	})
 	if err != nil {
 		return nil, nil, err

@@ -19,8 +19,7 @@ import (
 // `make bench-e2e`.
 func BenchmarkAgentHandoff(b *testing.B) {
 	e := handoffEnvB(b)
-	agent := &stepAgent{total: b.N, obey: true, levels: map[string]int{}, saved: map[string]bool{},
-		cost: func(int) int { return 880_000 }}
+	agent := newStepAgent(b.N, true, func(int) int { return 880_000 })
 	e.Model.Respond = agent.respond(e)
 	e.MustCtx("agents", "start", "1", "--name", "relay", "--auto-approve", "--permission-mode", "default", "--prompt", "Do the steps of the task.")
 	v := e.waitChain("relay", b.N+1, time.Duration(b.N)*20*time.Second+time.Minute)
@@ -64,7 +63,7 @@ func BenchmarkHandoffVersusCompaction(b *testing.B) {
 	}
 	run := func(policy string, onlyMessages bool) (firstAfter, all []int, events int) {
 		e := handoffEnvB(b)
-		agent := &stepAgent{total: 12, obey: policy == "fresh", levels: map[string]int{}, saved: map[string]bool{}, cost: cost}
+		agent := newStepAgent(12, policy == "fresh", cost)
 		e.Model.Respond = agent.respond(e)
 		e.Model.Summarize = func(r Request) string {
 			agent.mu.Lock()

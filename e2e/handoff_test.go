@@ -159,6 +159,39 @@ func stepLines(e *Env) []string {
 	return out
 }
 
+func newStepAgent(total int, obey bool, cost func(int) int) *stepAgent {
+	return &stepAgent{total: total, obey: obey, cost: cost, levels: map[string]int{}, saved: map[string]bool{}}
+}
+
+// runTask starts the agent on the task and waits until it is done by a chain of
+// sessions, the last one checked; it fails unless every step was done once, in order.
+// It returns the agent and how many steps each session did.
+func (e *Env) runTask(name string, agent *stepAgent, sessions int) (handoffView, map[string]int) {
+	e.T.Helper()
+	e.Model.Respond = agent.respond(e)
+	e.MustCtx("agents", "start", "1", "--name", name, "--auto-approve", "--permission-mode", "default",
+		"--prompt", fmt.Sprintf("Do the %d steps of the task, one at a time.", agent.total))
+	e.waitFor(name, "the whole task", 150*time.Second, func(v handoffView) bool {
+		return len(stepLines(e)) >= agent.total && len(v.Chain) == sessions && v.State == "active" && v.Chain[sessions-1].Check == "ok"
+	})
+	time.Sleep(2 * time.Second) // nothing more happens after the last step
+	v := e.handoffView(name)
+	lines := stepLines(e)
+	if len(lines) != agent.total || len(v.Chain) != sessions {
+		e.T.Fatalf("%d steps logged, chain of %d; want %d steps (none repeated, none skipped) and %d sessions:\n%s",
+			len(lines), len(v.Chain), agent.total, sessions, strings.Join(lines, "\n"))
+	}
+	bySession := map[string]int{}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[1] != strconv.Itoa(i+1) {
+			e.T.Fatalf("step %d of the log is %q: steps out of order, repeated or skipped\n%s", i+1, l, strings.Join(lines, "\n"))
+		}
+		bySession[f[2]]++
+	}
+	return v, bySession
+}
+
 func handoffEnv(t *testing.T) *Env {
 	e := agentsEnv(t)
 	if err := os.MkdirAll(filepath.Join(e.Workspace, ProjectPath("work")), 0o755); err != nil {
@@ -172,41 +205,19 @@ func handoffEnv(t *testing.T) *Env {
 // session changed, a chain of four sessions, four sessions in the save point's history.
 func TestAgentHandsOffThreeTimesInATwelveStepTask(t *testing.T) {
 	e := handoffEnv(t)
-	agent := &stepAgent{total: 12, obey: true, levels: map[string]int{}, saved: map[string]bool{},
-		// Three steps fill a session past 90% (870,300 tokens); the last three are
-		// smaller, so the fourth session ends the task below it.
-		cost: func(n int) int {
-			if n > 9 {
-				return 150_000
-			}
-			return 290_000
-		}}
-	e.Model.Respond = agent.respond(e)
-	e.MustCtx("agents", "start", "1", "--name", "long", "--auto-approve", "--permission-mode", "default", "--prompt", "Do the 12 steps of the task, one at a time.")
-	e.waitFor("long", "the whole task", 150*time.Second, func(v handoffView) bool {
-		return len(stepLines(e)) >= 12 && len(v.Chain) == 4 && v.State == "active" && v.Chain[3].Check == "ok"
-	})
-	// Settle: nothing more happens after the last step.
-	time.Sleep(2 * time.Second)
-	v := e.handoffView("long")
-
-	lines := stepLines(e)
-	if len(lines) != 12 {
-		t.Fatalf("%d steps logged, want 12 (none repeated, none skipped):\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-	sessionsOfSteps := map[string]bool{}
-	for i, l := range lines {
-		f := strings.Fields(l)
-		if len(f) != 3 || f[1] != strconv.Itoa(i+1) {
-			t.Fatalf("step %d of the log is %q: steps out of order, repeated or skipped\n%s", i+1, l, strings.Join(lines, "\n"))
+	// Three steps fill a session past 90% (870,300 tokens); the last three are smaller,
+	// so the fourth session ends the task below it.
+	v, bySession := e.runTask("long", newStepAgent(12, true, func(n int) int {
+		if n > 9 {
+			return 150_000
 		}
-		sessionsOfSteps[f[2]] = true
-	}
-	if len(v.Chain) != 4 || len(sessionsOfSteps) != 4 {
-		t.Fatalf("chain of %d sessions, steps done by %d sessions; want 4 and 4: %+v", len(v.Chain), len(sessionsOfSteps), v.Chain)
+		return 290_000
+	}), 4)
+	if len(bySession) != 4 {
+		t.Fatalf("steps done by %d sessions, want 4: %+v", len(bySession), v.Chain)
 	}
 	for i, l := range v.Chain {
-		if !sessionsOfSteps[l.SessionID] {
+		if bySession[l.SessionID] == 0 {
 			t.Errorf("link %d (%s) did no step", i+1, l.SessionID)
 		}
 		if i == 0 {
@@ -266,32 +277,12 @@ func TestAgentHandsOffThreeTimesInATwelveStepTask(t *testing.T) {
 // note, which names the files done, so the fresh session goes on at the right step.
 func TestAgentIgnoringTheRequestIsHandedOffAtTheBound(t *testing.T) {
 	e := handoffEnv(t)
-	agent := &stepAgent{total: 6, levels: map[string]int{}, saved: map[string]bool{},
-		cost: func(n int) int {
-			if n <= 3 {
-				return 290_000
-			}
-			return 10_000
-		}}
-	e.Model.Respond = agent.respond(e)
-	e.MustCtx("agents", "start", "1", "--name", "deaf", "--auto-approve", "--permission-mode", "default", "--prompt", "Do the 6 steps of the task.")
-	e.waitFor("deaf", "the task", 90*time.Second, func(v handoffView) bool {
-		return len(stepLines(e)) >= 6 && len(v.Chain) == 2 && v.State == "active" && v.Chain[1].Check == "ok"
-	})
-	time.Sleep(2 * time.Second)
-	v := e.handoffView("deaf")
-	lines := stepLines(e)
-	if len(lines) != 6 || len(v.Chain) != 2 {
-		t.Fatalf("%d steps, chain %+v; want 6 steps and two sessions:\n%s", len(lines), v.Chain, strings.Join(lines, "\n"))
-	}
-	bySession := map[string]int{}
-	for i, l := range lines {
-		f := strings.Fields(l)
-		if f[1] != strconv.Itoa(i+1) {
-			t.Fatalf("steps out of order or repeated:\n%s", strings.Join(lines, "\n"))
+	v, bySession := e.runTask("deaf", newStepAgent(6, false, func(n int) int {
+		if n <= 3 {
+			return 290_000
 		}
-		bySession[f[2]]++
-	}
+		return 10_000
+	}), 2)
 	// The request came with step 3's first call; 5 calls later (steps 3 to 5) the turn
 	// was ended.
 	if bySession[v.Chain[0].SessionID] != 5 || bySession[v.Chain[1].SessionID] != 1 || v.Chain[1].Reason != "bound" {

@@ -7,10 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/durable"
+	"github.com/ctxtools/ctx/internal/shquote"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -82,14 +85,21 @@ func (a *Agents) ClaudeBinary() (string, error) {
 	return p, nil
 }
 
-// launch starts claude for rec in a new tmux session with args after the binary.
-func (a *Agents) launch(rec *Record, args []string) error {
-	env, argv := a.command(rec, args)
-	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
+// launch starts claude for rec in a new tmux session with args after the binary and
+// prompt as its first prompt.
+func (a *Agents) launch(rec *Record, args []string, prompt string) error {
+	argv, err := a.command(rec, args, prompt)
+	if err != nil {
+		return err
+	}
+	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, nil, argv)
 }
 
-// command is the environment and the command line of rec's claude with args.
-func (a *Agents) command(rec *Record, args []string) (map[string]string, []string) {
+// command writes rec's launch script and returns the command line tmux runs: the script
+// sets the agent's environment and starts claude with args and the prompt, read from a
+// file. A long prompt (a handoff note) or a large environment in tmux's own command line
+// would meet its length limit ("command too long").
+func (a *Agents) command(rec *Record, args []string, prompt string) ([]string, error) {
 	env := map[string]string{}
 	drop := map[string]bool{}
 	for _, v := range identityVars {
@@ -97,7 +107,7 @@ func (a *Agents) command(rec *Record, args []string) (map[string]string, []strin
 	}
 	for _, kv := range a.Environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && !drop[k] {
+		if ok && !drop[k] && envName().MatchString(k) {
 			env[k] = v
 		}
 	}
@@ -110,15 +120,40 @@ func (a *Agents) command(rec *Record, args []string) (map[string]string, []strin
 	} else {
 		delete(env, "CTX_AUTO_APPROVE")
 	}
-	argv := []string{"env"}
+	dir := a.Store.AgentDir(rec.ID)
+	promptFile := filepath.Join(dir, "prompt.txt")
+	if err := durable.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# ctx agents: how agent %s starts claude (written at each launch)\n", rec.ID)
+	// tmux sets its own variables in the pane, and a parent Claude Code's may be in the
+	// server's environment: none of them is the agent's (CLAUDE-CODE.md §3, §4).
+	var unset []string
 	for _, v := range identityVars {
 		if v != EnvAgentID {
-			argv = append(argv, "-u", v)
+			unset = append(unset, v)
 		}
 	}
-	argv = append(argv, rec.Claude.Binary)
-	return env, append(argv, args...)
+	fmt.Fprintf(&b, "unset %s\n", strings.Join(unset, " "))
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "export %s=%s\n", k, shquote.Quote(env[k]))
+	}
+	fmt.Fprintf(&b, "exec %s -- \"$(cat %s)\"\n", shquote.Join(append([]string{rec.Claude.Binary}, args...)), shquote.Quote(promptFile))
+	script := filepath.Join(dir, "launch.sh")
+	if err := durable.WriteFile(script, []byte(b.String()), 0o700); err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
+	}
+	return []string{"/bin/sh", script}, nil
 }
+
+// envName is a variable name a shell can export.
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // ctxOnPath makes sure the agent's hooks can run ctx: they run `command -v ctx || exit
 // 0; exec ctx system …` with the agent's PATH, so without ctx there they would do
@@ -248,8 +283,7 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 	_ = a.State.Session(rec.Claude.SessionID).Bind(state.Binding{ProjectID: o.Project.ID, Path: o.Project.Path, BoundAt: now})
 	a.Store.Feed(id, "agent.created", map[string]any{"name": name, "project": o.Project.ID})
 	args := append([]string{"--session-id", rec.Claude.SessionID}, launchFlags(rec.Claude)...)
-	args = append(args, "--", prompt)
-	if err := a.launch(rec, args); err != nil {
+	if err := a.launch(rec, args, prompt); err != nil {
 		_, _ = a.Store.Update(id, func(r *Record) error {
 			r.State, r.StateSince, r.LastError = Failed, a.Now().UTC(), err.Error()
 			return nil

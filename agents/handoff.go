@@ -512,14 +512,16 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 	}
 	_ = a.State.Session(op.Session).Bind(state.Binding{ProjectID: rec.Project, Path: rec.ProjectPath, BoundAt: now, From: old})
 	args := append([]string{"--session-id", op.Session}, launchFlags(rec.Claude)...)
-	args = append(args, "--", string(note))
-	env, argv := a.command(rec, args)
+	argv, err := a.command(rec, args, string(note))
+	if err != nil {
+		return nil, fmt.Errorf("handoff %s: %w", id, err)
+	}
 	since := a.Now().UTC()
 	panes, _ := a.Tmux.Panes()
 	if _, ok := panes[rec.Host.Session]; ok {
-		err = a.Tmux.Respawn(rec.Host.Session, rec.Cwd, env, argv)
+		err = a.Tmux.Respawn(rec.Host.Session, rec.Cwd, nil, argv)
 	} else {
-		err = a.Tmux.NewSession(rec.Host.Session, rec.Cwd, env, argv)
+		err = a.Tmux.NewSession(rec.Host.Session, rec.Cwd, nil, argv)
 	}
 	if err != nil {
 		out, _ := a.Store.Update(id, func(r *Record) error {

@@ -142,9 +142,8 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 		args = []string{"--session-id", rec.Claude.SessionID}
 	}
 	args = append(args, launchFlags(rec.Claude)...)
-	args = append(args, "--", plan.Prompt)
 	_ = a.Tmux.Kill(rec.Host.Session) // a dead pane kept from an exit
-	if err := a.launch(rec, args); err != nil {
+	if err := a.launch(rec, args, plan.Prompt); err != nil {
 		out, _ := a.Store.Update(rec.ID, func(r *Record) error {
 			r.State, r.StateSince, r.Op, r.LastError = from, a.Now().UTC(), nil, err.Error()
 			return nil

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/ctxtools/ctx/internal/shquote"
 )
 
 // An interpreter's one-liner (python3 -c, node -e, perl -e, ruby -e, php -r) or the
@@ -68,7 +70,7 @@ func literalCommand(s string) (string, bool) {
 			if !ok {
 				return "", false
 			}
-			words = append(words, shellQuoteWord(w))
+			words = append(words, shquote.Quote(w))
 			rest = strings.TrimSpace(rest[n:])
 			rest = strings.TrimSpace(strings.TrimPrefix(rest, ","))
 		}
@@ -114,20 +116,6 @@ func stringLiteral(s string) (string, int, bool) {
 		}
 	}
 	return "", 0, false
-}
-
-// shellQuoteWord quotes a word of a list for the shell the guard parses it with.
-func shellQuoteWord(w string) string {
-	if w != "" && strings.IndexFunc(w, needsQuote) < 0 {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}
-
-// needsQuote reports a character a shell word holds only quoted.
-func needsQuote(r rune) bool {
-	plain := r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-	return !plain
 }
 
 // interpreterLang names the language an interpreter runs, for shellOuts.

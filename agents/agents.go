@@ -367,6 +367,7 @@ func (a *Agents) begin(id string, ev Event, op Op, also func(*Record)) (*Record,
 		}
 		r.Op = &op
 		r.State, r.StateSince = to, op.Started
+		r.Attention = "" // a person or a handoff acts on it: what it flagged is being dealt with
 		if also != nil {
 			also(r)
 		}

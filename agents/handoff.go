@@ -128,6 +128,7 @@ type request struct {
 	Calls     int       `json:"calls"`                   // tool calls since the request
 	Launched  time.Time `json:"launched,omitempty"`      // a handoff process was started
 	Deferred  string    `json:"deferred,omitempty"`      // why the last one did not happen
+	Tries     int       `json:"tries,omitempty"`         // handoffs started for it
 	Reason    string    `json:"launch_reason,omitempty"` // context or bound
 }
 
@@ -207,19 +208,26 @@ func OnHook(ws *loader.Workspace, st *state.Store, id string, ev HookEvent) Hook
 			return HookReply{}
 		}
 		req.Calls++
-		if req.Calls < handoffBound {
+		if req.Calls < handoffBound || req.Tries >= handoffTries {
 			_ = store.writeRequest(id, req)
 			return HookReply{}
 		}
-		launchHandoff(ws, store, rec, req, ReasonBound, ev.Now)
+		if !launchHandoff(ws, store, rec, req, ReasonBound, ev.Now) {
+			return HookReply{}
+		}
 		return HookReply{Stop: fmt.Sprintf("ctx: handing off to a fresh session (context at %.0f%%)", req.Percent)}
 	case claude.EventStop:
-		if req != nil && req.Launched.IsZero() {
+		if req != nil && req.Launched.IsZero() && req.Tries < handoffTries {
 			launchHandoff(ws, store, rec, req, ReasonContext, ev.Now)
 		}
 	}
 	return HookReply{}
 }
+
+// handoffTries bounds the handoffs started for one request: one that cannot happen
+// (it keeps finding a prompt waiting, ctx cannot start) is reported, not retried at
+// every tool call.
+const handoffTries = 3
 
 // requestAtThreshold asks for a handoff once the session's auto-save happened (the
 // hook's own usage check just made it, or an earlier one did).
@@ -228,8 +236,8 @@ func requestAtThreshold(ws *loader.Workspace, st *state.Store, store Store, rec 
 	if err != nil || !c.AutoSaved {
 		return HookReply{}
 	}
-	if p, _ := Policy(ws, rec); p != HandoffFresh {
-		return HookReply{}
+	if p, err := Policy(ws, rec); err != nil || p != HandoffFresh {
+		return HookReply{} // a policy ctx cannot read hands nothing off: Claude Code compacts
 	}
 	req := &request{SessionID: ev.SessionID, At: ev.Now.UTC(), Percent: c.LastPercent, Tokens: c.LastTokens}
 	if err := store.writeRequest(rec.ID, req); err != nil {
@@ -241,17 +249,27 @@ func requestAtThreshold(ws *loader.Workspace, st *state.Store, store Store, rec 
 
 // launchHandoff starts `ctx agents handoff` in the background for the request: the
 // hook that asks must return before its session can end.
-func launchHandoff(ws *loader.Workspace, store Store, rec *Record, req *request, reason string, now time.Time) {
-	req.Launched, req.Reason = now.UTC(), reason
+func launchHandoff(ws *loader.Workspace, store Store, rec *Record, req *request, reason string, now time.Time) bool {
+	if p, err := Policy(ws, rec); err != nil || p != HandoffFresh {
+		_ = os.Remove(store.requestPath(rec.ID)) // the policy changed since the request
+		return false
+	}
+	req.Launched, req.Reason, req.Tries = now.UTC(), reason, req.Tries+1
 	if err := store.writeRequest(rec.ID, req); err != nil {
-		return
+		return false
 	}
 	if err := spawn(ws, store, rec.ID, req.SessionID, reason); err != nil {
 		req.Launched, req.Deferred = time.Time{}, "could not start the handoff: "+err.Error()
 		_ = store.writeRequest(rec.ID, req)
 		store.Feed(rec.ID, "agent.op_failed", map[string]any{"op": "handoff", "error": err.Error()})
+		return false
 	}
+	return true
 }
+
+// hookWait is how long a handoff the hooks started waits for the session to be idle: a
+// prompt waiting for the person, a turn a person started meanwhile, are waited out.
+const hookWait = 15 * time.Minute
 
 // spawn starts the handoff process (tests replace it).
 var spawn = spawnHandoff
@@ -269,7 +287,8 @@ func spawnHandoff(ws *loader.Workspace, store Store, id, sessionID, reason strin
 		return err
 	}
 	defer func() { _ = log.Close() }()
-	cmd := exec.Command(self, "--workspace", ws.Root, "agents", "handoff", id, "--from-session", sessionID, "--reason", reason)
+	cmd := exec.Command(self, "--workspace", ws.Root, "agents", "handoff", id, "--from-session", sessionID, "--reason", reason,
+		"--wait", hookWait.String())
 	drop := map[string]bool{}
 	for _, v := range identityVars {
 		drop[v] = true
@@ -411,10 +430,18 @@ func (a *Agents) Handoff(rec *Record, o HandoffOptions) (*Record, error) {
 	if err := ready(rec, EvHandoff); err != nil {
 		return nil, err
 	}
-	if err := a.handoffPoint(rec, o.Wait); err != nil {
-		if req := a.Store.readRequest(rec.ID); req != nil {
+	// A handoff the hooks started waits out a prompt (the person answers it, the turn
+	// goes on); one a person asks for is refused while a prompt waits.
+	if err := a.handoffPoint(rec, o.Wait, o.FromSession == "", o.Reason); err != nil {
+		if req := a.Store.readRequest(rec.ID); req != nil && o.FromSession != "" {
 			req.Launched, req.Deferred = time.Time{}, err.Error() // the next Stop tries again
 			_ = a.Store.writeRequest(rec.ID, req)
+			if req.Tries >= handoffTries {
+				_, _ = a.Store.Update(rec.ID, func(r *Record) error {
+					r.Attention = "the handoff could not happen: " + err.Error()
+					return nil
+				})
+			}
 		}
 		a.Store.Feed(rec.ID, "agent.handoff_deferred", map[string]any{"why": err.Error()})
 		return nil, err
@@ -431,28 +458,43 @@ func (a *Agents) Handoff(rec *Record, o HandoffOptions) (*Record, error) {
 // handoffPoint waits until the session is idle: Claude Code's own record of the
 // process says idle (not busy, not waiting on a permission prompt), or, without one,
 // its hooks last reported a finished turn.
-func (a *Agents) handoffPoint(rec *Record, wait time.Duration) error {
+func (a *Agents) handoffPoint(rec *Record, wait time.Duration, refuseAtPrompt bool, reason string) error {
 	deadline := time.Now().Add(wait)
 	for {
-		status, waitingFor := "", ""
-		for _, s := range claude.SessionRecords(a.Getenv) {
-			if s.SessionID == rec.Claude.SessionID && pidAlive(s.PID) {
-				status, waitingFor = s.Status, s.WaitingFor
-			}
-		}
-		act := a.Store.ReadStatus(rec.ID)
+		idle, prompt, what := a.sessionIdle(rec, reason)
 		switch {
-		case status == claude.StatusWaiting || act.Activity == "needs_input":
-			what := firstOf(waitingFor, act.Detail, "input")
-			return &NotNowError{Msg: fmt.Sprintf("handoff %s: the agent waits on a %s prompt; answer it first (ctx agents open %s)", rec.ID, what, rec.Name)}
-		case status == claude.StatusIdle, status == "" && act.Activity == "idle":
+		case idle:
 			return nil
-		}
-		if time.Now().After(deadline) {
-			return &NotNowError{Msg: fmt.Sprintf("handoff %s: the agent is still working (%s); try again when its turn ends", rec.ID, firstOf(status, act.Activity))}
+		case prompt != "" && refuseAtPrompt:
+			return &NotNowError{Msg: fmt.Sprintf("handoff %s: the agent waits on a %s prompt; answer it first (ctx agents open %s)", rec.ID, prompt, rec.Name)}
+		case time.Now().After(deadline):
+			return &NotNowError{Msg: fmt.Sprintf("handoff %s: the agent is still %s; try again when its turn ends", rec.ID, what)}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// sessionIdle reports whether the agent's session is idle, from Claude Code's own
+// record of the process (idle, busy, waiting) or, without one, from its hooks: a
+// finished turn, or a turn ctx itself ended at the bound (no Stop follows that). prompt
+// names a prompt that waits for the person; what says what it does instead.
+func (a *Agents) sessionIdle(rec *Record, reason string) (idle bool, prompt, what string) {
+	status, waitingFor := "", ""
+	for _, s := range claude.SessionRecords(a.Getenv) {
+		if s.SessionID == rec.Claude.SessionID && pidAlive(s.PID) {
+			status, waitingFor = s.Status, s.WaitingFor
+		}
+	}
+	act := a.Store.ReadStatus(rec.ID)
+	switch {
+	case status == claude.StatusWaiting || act.Activity == "needs_input":
+		return false, firstOf(waitingFor, act.Detail, "input"), "waiting on a prompt"
+	case status == claude.StatusIdle:
+		return true, "", ""
+	case status == "" && (act.Activity == "idle" || reason == ReasonBound && act.Event == claude.EventPostToolUse):
+		return true, "", ""
+	}
+	return false, "", firstOf(status, act.Activity, "working")
 }
 
 // finishHandoff runs the handoff's steps from the one recorded: note (save, journal,
@@ -472,12 +514,22 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 				return a.rollbackHandoff(id, fmt.Errorf("handoff note: %w", err))
 			}
 		}
+		if op.Step == "note" {
+			// The note took a moment: a turn a person started meanwhile is not cut.
+			if idle, _, what := a.sessionIdle(rec, op.Reason); !idle && a.paneAlive(rec) {
+				return a.rollbackHandoff(id, fmt.Errorf("the agent is %s again", what))
+			}
+		}
 		if err := a.setStep(id, "handoff", "end"); err != nil {
 			return nil, err
 		}
+		// From here the old session is ending: the handoff only goes forward.
 		a.endClaude(rec, "idle")
 		if _, left := EndMarked(id, 2*time.Second); len(left) > 0 {
-			return a.rollbackHandoff(id, fmt.Errorf("processes %v of the old session did not end", left))
+			_, _ = a.Store.Update(id, func(r *Record) error {
+				r.LastError = fmt.Sprintf("handoff: processes %v of the old session did not end", left)
+				return nil
+			})
 		}
 		if err := a.setStep(id, "handoff", "launch"); err != nil {
 			return nil, err
@@ -592,6 +644,9 @@ func closeLink(st *state.Store, r *Record, now time.Time) {
 // on as it was.
 func (a *Agents) rollbackHandoff(id string, cause error) (*Record, error) {
 	out, err := a.Store.Update(id, func(r *Record) error {
+		if r.Op == nil || r.Op.Kind != "handoff" || r.Op.PID != os.Getpid() {
+			return nil // not this process's handoff (any more)
+		}
 		r.State, r.StateSince, r.Op = Active, a.Now().UTC(), nil
 		if cause != nil {
 			r.LastError = cause.Error()
@@ -609,32 +664,47 @@ func (a *Agents) rollbackHandoff(id string, cause error) (*Record, error) {
 	return out, errors.Join(fmt.Errorf("handoff %s: %w; the agent keeps its session", id, cause), err)
 }
 
-// recoverHandoff settles a handoff whose ctx process died: before the old session
-// ended, the agent goes on as the old session; after, the fresh session is launched
-// (again, under the same id).
+// recoverHandoff settles a handoff whose ctx process died. One recoverer claims it (the
+// op's pid becomes its own under the lock, only while it is still the dead one); the
+// others leave it. Killed at step note with the old session busy again (a person typed
+// meanwhile), it is rolled back and the request kept for the turn's Stop; otherwise it
+// goes forward: the note written if missing, the old session ended (again), the fresh
+// one launched, or found running. Never neither, never two.
 func (a *Agents) recoverHandoff(r *Record, panes map[string]Pane) (*Record, error) {
-	p, ok := panes[r.Host.Session]
-	alive := ok && !p.Dead
-	switch r.Op.Step {
-	case "note", "end":
-		if alive {
-			return a.rollbackHandoff(r.ID, nil)
-		}
-	case "launch", "confirm":
-		if alive && r.Claude.SessionID == r.Op.Session {
-			// The fresh session runs: the confirmation comes with the next look.
-			return a.Store.Update(r.ID, func(rr *Record) error { rr.Op = nil; return nil })
-		}
-	}
-	op := *r.Op
+	dead, claimed := r.Op.PID, false
 	out, err := a.Store.Update(r.ID, func(rr *Record) error {
-		rr.Op.PID = os.Getpid()
+		if rr.Op != nil && rr.Op.Kind == "handoff" && rr.Op.PID == dead {
+			rr.Op.PID, claimed = os.Getpid(), true
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || !claimed {
+		return out, err
 	}
-	out.Op = &op
-	out.Op.PID = os.Getpid()
+	p, ok := panes[out.Host.Session]
+	alive := ok && !p.Dead
+	switch out.Op.Step {
+	case "note":
+		if idle, _, _ := a.sessionIdle(out, out.Op.Reason); alive && !idle {
+			return a.rollbackHandoff(out.ID, nil)
+		}
+	case "launch", "confirm":
+		if alive && out.Claude.SessionID == out.Op.Session {
+			// The fresh session runs: the confirmation comes with the next look.
+			return a.Store.Update(out.ID, func(rr *Record) error {
+				if rr.Op != nil && rr.Op.Kind == "handoff" && rr.Op.PID == os.Getpid() {
+					rr.Op = nil
+				}
+				return nil
+			})
+		}
+	}
 	return a.finishHandoff(out, HandoffOptions{NoWait: true})
+}
+
+// paneAlive reports whether the agent's tmux pane runs.
+func (a *Agents) paneAlive(rec *Record) bool {
+	panes, err := a.Tmux.Panes()
+	p, ok := panes[rec.Host.Session]
+	return err == nil && ok && !p.Dead
 }

@@ -217,3 +217,45 @@ func TestHandoffCheckOfTheFirstSave(t *testing.T) {
 		}
 	}
 }
+
+// Two commands that find the same dead handoff at once: one claims it, the other leaves
+// it; neither panics, and the op is settled once.
+func TestRecoverHandoffIsClaimedOnce(t *testing.T) {
+	s := newStore(t)
+	a := &Agents{Store: s, State: state.Open(s.WS, os.Getenv), Getenv: os.Getenv, Now: time.Now}
+	rec := &Record{ID: "a-rec001", Name: "r", Cwd: s.WS.Root, State: HandingOff, Claude: Claude{SessionID: "s-new"},
+		Host: HostInfo{Kind: "tmux", Session: "ctx-a-rec001"},
+		Op:   &Op{Kind: "handoff", Step: "confirm", PID: 1 << 30, Session: "s-new"}}
+	if err := s.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	panes := map[string]Pane{"ctx-a-rec001": {Session: "ctx-a-rec001"}}
+	done := make(chan error, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			r, _ := s.Load(rec.ID)
+			_, err := a.recoverHandoff(r, panes)
+			done <- err
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	if got, _ := s.Load(rec.ID); got.Op != nil {
+		t.Errorf("the op is still there: %+v", got.Op)
+	}
+	// A record whose op another process took over is left alone.
+	if _, err := s.Update(rec.ID, func(r *Record) error {
+		r.Op = &Op{Kind: "handoff", Step: "note", PID: os.Getpid(), Session: "s-other"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stale := *rec
+	stale.Op = &Op{Kind: "handoff", Step: "note", PID: 1 << 30}
+	if out, err := a.recoverHandoff(&stale, panes); err != nil || out.Op == nil || out.Op.Session != "s-other" {
+		t.Errorf("a handoff another process runs was touched: %+v, %v", out, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctxtools/ctx/agents"
 )
 
 // The handoff scenario: one long task of steps, each a file written and a line
@@ -306,36 +309,50 @@ func TestAgentIgnoringTheRequestIsHandedOffAtTheBound(t *testing.T) {
 	}
 }
 
-// A kill at each step of a handoff: the next look finishes it as the fresh session
-// (the old one ended) or rolls it back to the old one (still there), never neither;
-// either way the agent answers its next prompt.
+// A kill at each step of a handoff: the next look finishes it as the fresh session, or,
+// when the old session is busy again (a person typed meanwhile) before it was ended,
+// rolls it back to the old one: never neither, and the agent answers its next prompt.
 func TestAgentHandoffKilledAtEachStep(t *testing.T) {
 	e := handoffEnv(t)
 	// A crash "at" a step is a kill after the step is recorded, before it runs.
-	for _, step := range []string{"note", "end", "launch", "confirm"} {
+	for _, step := range []string{"note", "note-busy", "end", "launch", "confirm"} {
 		t.Run(step, func(t *testing.T) {
 			name := "crash-" + step
 			e.Model.Script(Say("ready", 20_000))
 			e.MustCtx("agents", "start", "1", "--name", name)
 			v := e.waitTurn(name, time.Time{})
 			old := v.Claude.SessionID
-			e.Model.Script(Say("fresh-"+step, 15_000))
-			e.Vars["CTX_TEST_CRASH_AT"] = "handoff:" + step
+			if step != "note-busy" {
+				e.Model.Script(Say("fresh-"+step, 15_000))
+			}
+			e.Vars["CTX_TEST_CRASH_AT"] = "handoff:" + strings.TrimSuffix(step, "-busy")
 			if _, _, code := e.Ctx("agents", "handoff", name); code == 0 {
 				t.Fatalf("the injected crash did not happen")
 			}
 			delete(e.Vars, "CTX_TEST_CRASH_AT")
-			h := e.waitFor(name, "recovery", 30*time.Second, func(h handoffView) bool { return h.State == "active" && h.Op == nil })
-			switch step {
-			case "note", "end": // the old session was still there: it goes on
-				if h.Claude.SessionID != old || len(h.Chain) != 1 {
-					t.Fatalf("after a crash before the old session ended: session %s, chain %+v; want the old one", h.Claude.SessionID, h.Chain)
+			if step == "note-busy" {
+				// The person types into the old session before anything looks: its turn
+				// is busy when the handoff is recovered.
+				e.Model.Script(Reply{Text: "slow-answer", Usage: At(21_000), Delay: 4 * time.Second})
+				e.tmuxAgent(v.Host.Session, "a slow question")
+				deadline := time.Now().Add(10 * time.Second)
+				for agentStatus(e, v.ID).Activity != "working" {
+					if time.Now().After(deadline) {
+						t.Fatalf("the typed prompt never reached the session")
+					}
+					time.Sleep(100 * time.Millisecond)
 				}
-				e.Model.Script(Say("still-here", 21_000))
-				since := time.Now()
-				e.MustCtx("agents", "send", name, "are you there?")
-				e.waitTurn(name, since)
-			default: // the old session had ended: the fresh one runs, briefed
+			}
+			h := e.waitFor(name, "recovery", 30*time.Second, func(h handoffView) bool { return h.State == "active" && h.Op == nil })
+			if step == "note-busy" { // rolled back: the old session goes on with its turn
+				if h.Claude.SessionID != old || len(h.Chain) != 1 {
+					t.Fatalf("after a crash before the old session ended, busy: session %s, chain %+v; want the old one", h.Claude.SessionID, h.Chain)
+				}
+				e.waitTurn(name, time.Now().Add(-time.Second))
+				if !strings.Contains(e.MustCtx("agents", "logs", name), "slow-answer") {
+					t.Errorf("the old session's turn did not finish")
+				}
+			} else { // forward: the fresh session runs, briefed
 				if h.Claude.SessionID == old || len(h.Chain) != 2 {
 					t.Fatalf("after a crash at %s: session %s, chain %+v; want a fresh one", step, h.Claude.SessionID, h.Chain)
 				}
@@ -348,9 +365,41 @@ func TestAgentHandoffKilledAtEachStep(t *testing.T) {
 					t.Errorf("the fresh session's first request is not the handoff note")
 				}
 			}
-			e.MustCtx("agents", "rm", name)
+			if n := strings.Count(tmuxPanes(e), v.Host.Session+" "); n != 1 {
+				t.Errorf("%d panes of the agent's session, want 1", n)
+			}
+			e.MustCtx("agents", "rm", name, "--force")
 		})
 	}
+}
+
+// tmuxAgent types a line into an agent's pane as a person attached would.
+func (e *Env) tmuxAgent(session, text string) {
+	e.T.Helper()
+	for _, args := range [][]string{{"send-keys", "-t", "=" + session + ":", "-l", text}, {"send-keys", "-t", "=" + session + ":", "Enter"}} {
+		cmd := exec.Command("tmux", append([]string{"-L", "ctx"}, args...)...)
+		cmd.Env = e.environ(true)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			e.T.Fatalf("tmux %v: %v %s", args, err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// tmuxPanes lists ctx's tmux panes: "session pid" per line.
+func tmuxPanes(e *Env) string {
+	cmd := exec.Command("tmux", "-L", "ctx", "list-panes", "-a", "-F", "#{session_name} #{pane_pid}")
+	cmd.Env = e.environ(true)
+	out, _ := cmd.Output()
+	return string(out)
+}
+
+// agentStatus reads the agent's status.json as the hooks wrote it.
+func agentStatus(e *Env, id string) agents.Status {
+	var st agents.Status
+	data, _ := os.ReadFile(filepath.Join(e.Workspace, ".ctx/state/agents", id, "status.json"))
+	_ = json.Unmarshal(data, &st)
+	return st
 }
 
 // No handoff while a permission prompt waits: refused (exit 3, the reason said), the

@@ -63,6 +63,8 @@ type Reply struct {
 	Tools  []ToolUse
 	Usage  Usage
 	Refuse bool
+	// Delay holds the answer back: a model still thinking, a turn that is busy.
+	Delay time.Duration
 }
 
 // Say is a text reply at a context level.
@@ -252,6 +254,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 				"type": "invalid_request_error", "message": fmt.Sprintf("prompt is too long: %d tokens > 200000 maximum", 200_500)}})
 			return
 		}
+		time.Sleep(reply.Delay)
 		m.stream(w, req.Model, reply)
 	}
 }

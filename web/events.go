@@ -232,7 +232,8 @@ func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 		if r.Attention != "" && old.Attention == "" {
 			h.publishLocked("agent.attention", map[string]any{"id": r.ID, "why": r.Attention, "row": r})
 			pending = append(pending, notification{"agent.attention", r.Attention, r})
-		} else if r.Group == "needs_input" && old.Group != "needs_input" {
+		}
+		if r.State == string(agents.Active) && r.Activity == "needs_input" && (old.State != r.State || old.Activity != r.Activity) {
 			h.publishLocked("agent.needs_input", map[string]any{"id": r.ID, "kind": r.Detail, "tool": r.Tool, "summary": r.Summary, "row": r})
 			pending = append(pending, notification{"agent.needs_input", cmp.Or(r.Summary, r.Detail), r})
 		}

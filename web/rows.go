@@ -83,8 +83,12 @@ func rowOf(v agents.View) Row {
 		r.Group = "failed"
 	}
 	if v.Attention != "" && v.State.Running() {
-		// A person should look: among the agents that need input.
-		r.Attention, r.Group, r.Label = v.Attention, "needs_input", "attention"
+		// A person should look: among the agents that need input (a prompt that waits
+		// keeps its own label).
+		r.Attention, r.Group = v.Attention, "needs_input"
+		if r.Activity != "needs_input" {
+			r.Label = "attention"
+		}
 	}
 	if r.Summary == "" && r.Tool != "" {
 		r.Summary = r.Tool

@@ -92,6 +92,8 @@ func runAgentsHandoff(o *agentsHandoffOptions) error {
 	if o.JSON {
 		return errors.Join(o.writeJSON(out), err)
 	}
-	fmt.Fprintf(o.Out, "%s (%s): handed off to session %s (%s)\n", out.ID, out.Name, out.Claude.SessionID, out.State)
+	if err == nil {
+		fmt.Fprintf(o.Out, "%s (%s): handed off to session %s (%s)\n", out.ID, out.Name, out.Claude.SessionID, out.State)
+	}
 	return err
 }

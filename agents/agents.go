@@ -92,7 +92,7 @@ func (a *Agents) launch(rec *Record, args []string, prompt string) error {
 	if err != nil {
 		return err
 	}
-	return a.Tmux.NewSession(rec.Host.Session, rec.Cwd, nil, argv)
+	return a.Tmux.NewSession(rec.Tmux.Session, rec.Cwd, nil, argv)
 }
 
 // command writes rec's launch script and returns the command line tmux runs: the script
@@ -272,7 +272,7 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 		ID: id, Name: name, Project: o.Project.ID, ProjectPath: o.Project.Path, Cwd: cwd, Worktree: wt,
 		Claude: Claude{Binary: bin, SessionID: NewSessionID(), PreviousSessionIDs: []string{},
 			PermissionMode: o.PermissionMode, Model: o.Model, AutoApprove: o.AutoApprove},
-		Host:  HostInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
+		Host: LocalHost, Tmux: TmuxInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
 		State: Starting, StateSince: now, CreatedAt: now, Handoff: o.Handoff,
 	}
 	rec.Chain = []Link{{SessionID: rec.Claude.SessionID, Reason: ReasonStart, StartedAt: now}}
@@ -324,10 +324,10 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, ok := panes[rec.Host.Session]
+		p, ok := panes[rec.Tmux.Session]
 		if !ok || p.Dead {
 			lines := a.lastLines(rec)
-			_ = a.Tmux.Kill(rec.Host.Session)
+			_ = a.Tmux.Kill(rec.Tmux.Session)
 			out, _ := a.transition(id, EvLaunchDied, func(r *Record) {
 				r.Exit = &ExitInfo{Status: p.DeadStatus, At: a.Now().UTC(), LastLines: lines}
 				r.LastError = "claude ended before its session started: " + strings.Join(lines, " / ")
@@ -407,7 +407,7 @@ func (a *Agents) transition(id string, e Event, also func(*Record)) (*Record, er
 
 // lastLines is the end of the pane's screen, for an agent that died.
 func (a *Agents) lastLines(rec *Record) []string {
-	out, err := a.Tmux.Capture(rec.Host.Session, true)
+	out, err := a.Tmux.Capture(rec.Tmux.Session, true)
 	if err != nil {
 		return nil
 	}
@@ -447,7 +447,7 @@ func (a *Agents) List() ([]View, []error) {
 			}
 		}
 		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID)}
-		if p, ok := panes[r.Host.Session]; ok && r.State.Running() {
+		if p, ok := panes[r.Tmux.Session]; ok && r.State.Running() {
 			v.Attached = p.Attached
 			v.RSSKB = RSSKB(Marked(r.ID))
 		}
@@ -485,7 +485,7 @@ func (a *Agents) reconcile(r *Record, panes map[string]Pane) (*Record, error) {
 	if r.Op != nil {
 		return r, nil // another command is working on it
 	}
-	p, ok := panes[r.Host.Session]
+	p, ok := panes[r.Tmux.Session]
 	st := a.Store.ReadStatus(r.ID)
 	switch {
 	case (r.State == Starting || r.State == Resuming || r.State == HandingOff) && ok && !p.Dead && startSeen(st, r.StateSince, r.Claude.SessionID):
@@ -557,7 +557,7 @@ func (a *Agents) Send(rec *Record, text string) error {
 	if strings.TrimSpace(text) == "" || strings.ContainsAny(text, "\r\n") {
 		return errors.New("send: give one line of text")
 	}
-	if err := a.Tmux.Type(rec.Host.Session, text); err != nil {
+	if err := a.Tmux.Type(rec.Tmux.Session, text); err != nil {
 		return err
 	}
 	a.Store.Feed(rec.ID, "agent.sent", map[string]any{"chars": len(text)})
@@ -567,7 +567,7 @@ func (a *Agents) Send(rec *Record, text string) error {
 // Logs is the agent's pane (live) or the scrollback its last pause saved.
 func (a *Agents) Logs(rec *Record) (string, error) {
 	if rec.State.Running() || rec.State == Exited || rec.State == Failed {
-		if out, err := a.Tmux.Capture(rec.Host.Session, true); err == nil {
+		if out, err := a.Tmux.Capture(rec.Tmux.Session, true); err == nil {
 			return out, nil
 		}
 	}
@@ -594,7 +594,7 @@ func (a *Agents) RemoveWith(rec *Record, force, removeWorktree bool) error {
 			return &NotNowError{Msg: fmt.Sprintf("agent %s is working: pause it first, or remove it anyway with --force", rec.ID)}
 		}
 	}
-	_ = a.Tmux.Kill(rec.Host.Session)
+	_ = a.Tmux.Kill(rec.Tmux.Session)
 	if _, left := EndMarked(rec.ID, 2*time.Second); len(left) > 0 {
 		return fmt.Errorf("agent %s: processes %v did not end", rec.ID, left)
 	}
@@ -670,7 +670,7 @@ type Detail struct {
 
 // Detail gathers rec's Detail.
 func (a *Agents) Detail(rec *Record) Detail {
-	d := Detail{Record: rec, Activity: a.Store.ReadStatus(rec.ID), Attach: strings.Join(a.Tmux.Attach(rec.Host.Session, false), " ")}
+	d := Detail{Record: rec, Activity: a.Store.ReadStatus(rec.ID), Attach: strings.Join(a.Tmux.Attach(rec.Tmux.Session, false), " ")}
 	if rec.State.Resumable() {
 		d.Resume, _ = a.Plan(rec, ResumeOptions{})
 	}

@@ -570,10 +570,10 @@ func (a *Agents) finishHandoff(rec *Record, o HandoffOptions) (*Record, error) {
 	}
 	since := a.Now().UTC()
 	panes, _ := a.Tmux.Panes()
-	if _, ok := panes[rec.Host.Session]; ok {
-		err = a.Tmux.Respawn(rec.Host.Session, rec.Cwd, nil, argv)
+	if _, ok := panes[rec.Tmux.Session]; ok {
+		err = a.Tmux.Respawn(rec.Tmux.Session, rec.Cwd, nil, argv)
 	} else {
-		err = a.Tmux.NewSession(rec.Host.Session, rec.Cwd, nil, argv)
+		err = a.Tmux.NewSession(rec.Tmux.Session, rec.Cwd, nil, argv)
 	}
 	if err != nil {
 		out, _ := a.Store.Update(id, func(r *Record) error {
@@ -681,7 +681,7 @@ func (a *Agents) recoverHandoff(r *Record, panes map[string]Pane) (*Record, erro
 	if err != nil || !claimed {
 		return out, err
 	}
-	p, ok := panes[out.Host.Session]
+	p, ok := panes[out.Tmux.Session]
 	alive := ok && !p.Dead
 	switch out.Op.Step {
 	case "note":
@@ -705,6 +705,6 @@ func (a *Agents) recoverHandoff(r *Record, panes map[string]Pane) (*Record, erro
 // paneAlive reports whether the agent's tmux pane runs.
 func (a *Agents) paneAlive(rec *Record) bool {
 	panes, err := a.Tmux.Panes()
-	p, ok := panes[rec.Host.Session]
+	p, ok := panes[rec.Tmux.Session]
 	return err == nil && ok && !p.Dead
 }

@@ -224,7 +224,7 @@ func TestRecoverHandoffIsClaimedOnce(t *testing.T) {
 	s := newStore(t)
 	a := &Agents{Store: s, State: state.Open(s.WS, os.Getenv), Getenv: os.Getenv, Now: time.Now}
 	rec := &Record{ID: "a-rec001", Name: "r", Cwd: s.WS.Root, State: HandingOff, Claude: Claude{SessionID: "s-new"},
-		Host: HostInfo{Kind: "tmux", Session: "ctx-a-rec001"},
+		Tmux: TmuxInfo{Kind: "tmux", Session: "ctx-a-rec001"},
 		Op:   &Op{Kind: "handoff", Step: "confirm", PID: 1 << 30, Session: "s-new"}}
 	if err := s.Create(rec); err != nil {
 		t.Fatal(err)

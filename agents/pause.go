@@ -84,7 +84,7 @@ func (a *Agents) safePoint(rec *Record, o PauseOptions) (interrupted bool, last 
 		return false, last, &NotNowError{Msg: fmt.Sprintf("pause %s: agent is %s since %s; wait with --wait 10m or interrupt with --force",
 			rec.ID, what, st.At.Local().Format("15:04:05"))}
 	}
-	_ = a.Tmux.Key(rec.Host.Session, "Escape")
+	_ = a.Tmux.Key(rec.Tmux.Session, "Escape")
 	time.Sleep(2 * time.Second)
 	return true, "working", nil
 }
@@ -139,7 +139,7 @@ func (a *Agents) finishPause(rec *Record, o PauseOptions) (*Record, error) {
 	}
 	if p.Scrollback == "" {
 		name := "scrollback-" + p.Stamp + ".txt"
-		if text, err := a.Tmux.Capture(rec.Host.Session, true); err == nil {
+		if text, err := a.Tmux.Capture(rec.Tmux.Session, true); err == nil {
 			if len(text) > maxScrollback {
 				text = text[len(text)-maxScrollback:]
 			}
@@ -158,7 +158,7 @@ func (a *Agents) finishPause(rec *Record, o PauseOptions) (*Record, error) {
 	}
 	p.ProcessesEnded = max(p.ProcessesEnded, len(pids))
 	a.endClaude(rec, p.LastActivity)
-	_ = a.Tmux.Kill(rec.Host.Session)
+	_ = a.Tmux.Kill(rec.Tmux.Session)
 	if _, left := EndMarked(id, 2*time.Second); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("processes %v of the agent did not end", left))
 	}
@@ -194,16 +194,16 @@ func (a *Agents) endClaude(rec *Record, activity string) {
 	if err != nil {
 		return
 	}
-	if p, ok := panes[rec.Host.Session]; !ok || p.Dead {
+	if p, ok := panes[rec.Tmux.Session]; !ok || p.Dead {
 		return
 	}
-	if a.Tmux.Type(rec.Host.Session, "/exit") != nil {
+	if a.Tmux.Type(rec.Tmux.Session, "/exit") != nil {
 		return
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		panes, err := a.Tmux.Panes()
-		if p, ok := panes[rec.Host.Session]; err != nil || !ok || p.Dead {
+		if p, ok := panes[rec.Tmux.Session]; err != nil || !ok || p.Dead {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -7,6 +7,7 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -23,8 +24,10 @@ import (
 	"github.com/ctxtools/ctx/loader"
 )
 
-// SchemaVersion is the version of agent.json: keys are only ever added.
-const SchemaVersion = 1
+// SchemaVersion is the version of agent.json. Version 2 made "host" the machine's name
+// and moved the tmux session from it to "tmux"; version 1 records are read as they are
+// (UnmarshalJSON).
+const SchemaVersion = 2
 
 // EnvAgentID marks every process of an agent: the tmux session sets it, claude and its
 // hooks inherit it, and the sweep at pause finds leftovers by it.
@@ -32,20 +35,24 @@ const EnvAgentID = events.EnvAgentID
 
 // Record is an agent's lifecycle, written only by ctx commands under the agent's lock.
 type Record struct {
-	SchemaVersion int        `json:"schema_version"`
-	ID            string     `json:"id"`
-	Name          string     `json:"name"`
-	Project       string     `json:"project"`
-	ProjectPath   string     `json:"project_path"`
-	Cwd           string     `json:"cwd"`
-	Worktree      *Worktree  `json:"worktree,omitempty"`
-	Claude        Claude     `json:"claude"`
-	Host          HostInfo   `json:"host"`
-	State         State      `json:"state"`
-	StateSince    time.Time  `json:"state_since"`
-	Pause         *PauseInfo `json:"pause,omitempty"`
-	Exit          *ExitInfo  `json:"exit,omitempty"`
-	Op            *Op        `json:"op"`
+	SchemaVersion int       `json:"schema_version"`
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Project       string    `json:"project"`
+	ProjectPath   string    `json:"project_path"`
+	Cwd           string    `json:"cwd"`
+	Worktree      *Worktree `json:"worktree,omitempty"`
+	Claude        Claude    `json:"claude"`
+	// Host names the machine the agent runs on: "local" on its own machine; a
+	// listing over hosts gives it the host's name (package hosts).
+	Host string `json:"host"`
+	// Tmux is the tmux session hosting the agent.
+	Tmux       TmuxInfo   `json:"tmux"`
+	State      State      `json:"state"`
+	StateSince time.Time  `json:"state_since"`
+	Pause      *PauseInfo `json:"pause,omitempty"`
+	Exit       *ExitInfo  `json:"exit,omitempty"`
+	Op         *Op        `json:"op"`
 	// Handoff is the agent's handoff policy, fresh or compact; "" follows the
 	// workspace's agents.handoff (handoff.go).
 	Handoff string `json:"handoff,omitempty"`
@@ -69,8 +76,40 @@ type Claude struct {
 	AutoApprove        bool     `json:"auto_approve,omitempty"`
 }
 
-// HostInfo names the tmux session hosting the agent.
-type HostInfo struct {
+// LocalHost is this machine's name in a record and in every listing.
+const LocalHost = "local"
+
+// UnmarshalJSON reads a record of either schema: in version 1 "host" was the tmux
+// session, which is "tmux" now. A record without a host is this machine's.
+func (r *Record) UnmarshalJSON(data []byte) error {
+	type plain Record
+	var raw struct {
+		plain
+		Host json.RawMessage `json:"host"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*r = Record(raw.plain)
+	r.Host = ""
+	switch h := bytes.TrimSpace(raw.Host); {
+	case len(h) > 0 && h[0] == '"':
+		if err := json.Unmarshal(h, &r.Host); err != nil {
+			return err
+		}
+	case len(h) > 0 && h[0] == '{' && r.Tmux == (TmuxInfo{}):
+		if err := json.Unmarshal(h, &r.Tmux); err != nil {
+			return err
+		}
+	}
+	if r.Host == "" {
+		r.Host = LocalHost
+	}
+	return nil
+}
+
+// TmuxInfo names the tmux session hosting the agent.
+type TmuxInfo struct {
 	Kind    string `json:"kind"`
 	Socket  string `json:"socket"`
 	Session string `json:"session"`
@@ -203,6 +242,7 @@ func (s Store) write(r *Record) error {
 
 func (s Store) writeTo(path string, r *Record) error {
 	r.UpdatedAt = time.Now().UTC()
+	r.SchemaVersion = SchemaVersion // a record read in an older schema is written in this one
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

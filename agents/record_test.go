@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,40 @@ func temps(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// A record of schema 1 ("host" was the tmux session) reads as schema 2: the session
+// under "tmux", the host this machine; written again, it is schema 2.
+func TestRecordOfSchema1(t *testing.T) {
+	s := newStore(t)
+	old := `{"schema_version":1,"id":"a-old001","name":"old","state":"paused","host":{"kind":"tmux","socket":"ctx","session":"ctx-a-old001","pane_pid":42},"claude":{"session_id":"s1"}}`
+	if err := os.MkdirAll(s.AgentDir("a-old001"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.recordPath("a-old001"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Load("a-old001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Host != LocalHost || r.Tmux.Session != "ctx-a-old001" || r.Tmux.PanePID != 42 || r.Claude.SessionID != "s1" {
+		t.Fatalf("read as %+v", r)
+	}
+	if _, err := s.Update(r.ID, func(*Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(s.recordPath("a-old001"))
+	var back map[string]any
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["schema_version"] != float64(2) || back["host"] != LocalHost || back["tmux"].(map[string]any)["session"] != "ctx-a-old001" {
+		t.Errorf("written back as %s", data)
+	}
+	// A name in "host" stays the name.
+	var named Record
+	if err := json.Unmarshal([]byte(`{"host":"build","tmux":{"session":"x"}}`), &named); err != nil || named.Host != "build" || named.Tmux.Session != "x" {
+		t.Errorf("a named host: %+v, %v", named, err)
+	}
 }

@@ -142,7 +142,7 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 		args = []string{"--session-id", rec.Claude.SessionID}
 	}
 	args = append(args, launchFlags(rec.Claude)...)
-	_ = a.Tmux.Kill(rec.Host.Session) // a dead pane kept from an exit
+	_ = a.Tmux.Kill(rec.Tmux.Session) // a dead pane kept from an exit
 	if err := a.launch(rec, args, plan.Prompt); err != nil {
 		out, _ := a.Store.Update(rec.ID, func(r *Record) error {
 			r.State, r.StateSince, r.Op, r.LastError = from, a.Now().UTC(), nil, err.Error()
@@ -168,7 +168,7 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 // stays (the confirmation comes with the next look), anything else goes back to the
 // state the resume started from.
 func (a *Agents) rollbackResume(r *Record, panes map[string]Pane) (*Record, error) {
-	p, ok := panes[r.Host.Session]
+	p, ok := panes[r.Tmux.Session]
 	return a.Store.Update(r.ID, func(rr *Record) error {
 		if rr.Op == nil || rr.Op.Kind != "resume" {
 			return nil

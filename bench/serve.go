@@ -98,9 +98,9 @@ func measureServe(bin string) (res serveResult, err error) {
 	now := time.Now().UTC()
 	for i := range serveAgents {
 		rec := &agents.Record{ID: fmt.Sprintf("a-bench%02d", i), Name: fmt.Sprintf("agent-%02d", i), Project: "01-checkout-redesign",
-			State: agents.Paused, StateSince: now, CreatedAt: now, Host: agents.HostInfo{Kind: "tmux", Socket: socket, Session: fmt.Sprintf("ctx-a-bench%02d", i)}}
+			State: agents.Paused, StateSince: now, CreatedAt: now, Tmux: agents.TmuxInfo{Kind: "tmux", Socket: socket, Session: fmt.Sprintf("ctx-a-bench%02d", i)}}
 		if i == 0 {
-			rec.ID, rec.State, rec.Host.Session = "a-live01", agents.Active, live
+			rec.ID, rec.State, rec.Tmux.Session = "a-live01", agents.Active, live
 		}
 		if err := store.Create(rec); err != nil {
 			return res, err

@@ -24,9 +24,10 @@ type agentView struct {
 		SessionID          string   `json:"session_id"`
 		PreviousSessionIDs []string `json:"previous_session_ids"`
 	} `json:"claude"`
-	Host struct {
+	Host string `json:"host"`
+	Tmux struct {
 		Session string `json:"session"`
-	} `json:"host"`
+	} `json:"tmux"`
 	Activity struct {
 		Activity string    `json:"activity"`
 		Event    string    `json:"event"`
@@ -230,7 +231,7 @@ func TestAgentCrashShowsExited(t *testing.T) {
 	e.MustCtx("agents", "start", "1", "--name", "crashy")
 	v := e.waitTurn("crashy", time.Time{})
 	// SIGKILL to the pane's process: claude itself (env execs it).
-	cmd := exec.Command("tmux", "-L", "ctx", "list-panes", "-t", "="+v.Host.Session+":", "-F", "#{pane_pid}")
+	cmd := exec.Command("tmux", "-L", "ctx", "list-panes", "-t", "="+v.Tmux.Session+":", "-F", "#{pane_pid}")
 	cmd.Env = e.environ(false)
 	out, err := cmd.Output()
 	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))

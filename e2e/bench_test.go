@@ -111,7 +111,7 @@ func BenchmarkAgentsList50(b *testing.B) {
 	store := agents.NewStore(ws)
 	for i := 0; i < 50; i++ {
 		r := &agents.Record{ID: agents.NewID(), Name: fmt.Sprintf("agent-%02d", i), Project: "01-checkout-redesign",
-			State: agents.Paused, CreatedAt: time.Now(), Host: agents.HostInfo{Kind: "tmux", Session: fmt.Sprintf("ctx-x%02d", i)}}
+			State: agents.Paused, CreatedAt: time.Now(), Tmux: agents.TmuxInfo{Kind: "tmux", Session: fmt.Sprintf("ctx-x%02d", i)}}
 		if err := store.Create(r); err != nil {
 			b.Fatal(err)
 		}

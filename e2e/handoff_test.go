@@ -334,7 +334,7 @@ func TestAgentHandoffKilledAtEachStep(t *testing.T) {
 				// The person types into the old session before anything looks: its turn
 				// is busy when the handoff is recovered.
 				e.Model.Script(Reply{Text: "slow-answer", Usage: At(21_000), Delay: 4 * time.Second})
-				e.tmuxAgent(v.Host.Session, "a slow question")
+				e.tmuxAgent(v.Tmux.Session, "a slow question")
 				deadline := time.Now().Add(10 * time.Second)
 				for agentStatus(e, v.ID).Activity != "working" {
 					if time.Now().After(deadline) {
@@ -365,7 +365,7 @@ func TestAgentHandoffKilledAtEachStep(t *testing.T) {
 					t.Errorf("the fresh session's first request is not the handoff note")
 				}
 			}
-			if n := strings.Count(tmuxPanes(e), v.Host.Session+" "); n != 1 {
+			if n := strings.Count(tmuxPanes(e), v.Tmux.Session+" "); n != 1 {
 				t.Errorf("%d panes of the agent's session, want 1", n)
 			}
 			e.MustCtx("agents", "rm", name, "--force")

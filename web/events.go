@@ -319,7 +319,7 @@ func (s *Server) refresh(full bool) {
 	watched := s.hub.watched()
 	for _, v := range views {
 		if watched[v.ID] && v.State.Running() {
-			if text, err := s.agents.Tmux.Capture(v.Host.Session, false); err == nil {
+			if text, err := s.agents.Tmux.Capture(v.Tmux.Session, false); err == nil {
 				s.hub.screen(v.ID, strings.TrimRight(text, "\n "))
 			}
 		}

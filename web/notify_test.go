@@ -34,7 +34,7 @@ func TestNotifyCommand(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", socket, "kill-session", "-t", "ctx-a-note01").Run() })
 	now := time.Now().UTC()
 	rec := &agents.Record{ID: "a-note01", Name: "noisy", Project: "01-checkout-redesign", State: agents.Active, StateSince: now, CreatedAt: now,
-		Host: agents.HostInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-note01"}}
+		Tmux: agents.TmuxInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-note01"}}
 	if err := ts.store.Create(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestNotifyCommand(t *testing.T) {
 	// is told it exited. Another agent whose tmux session vanished is lost, which ctx
 	// reports on the page but does not notify.
 	lost := &agents.Record{ID: "a-lost01", Name: "gone", Project: "01-checkout-redesign", State: agents.Active, StateSince: now, CreatedAt: now,
-		Host: agents.HostInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-lost01"}}
+		Tmux: agents.TmuxInfo{Kind: "tmux", Socket: socket, Session: "ctx-a-lost01"}}
 	if err := ts.store.Create(lost); err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Row.RSSKB = row.RSSKB
 	}
 	if rec.State.Running() {
-		v.Screen, _ = s.agents.Tmux.Capture(rec.Host.Session, false)
+		v.Screen, _ = s.agents.Tmux.Capture(rec.Tmux.Session, false)
 	} else if text, err := s.agents.Logs(rec); err == nil {
 		v.Screen = lastLines(text, 60)
 	}

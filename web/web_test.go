@@ -208,7 +208,7 @@ func TestAgentTextIsEscaped(t *testing.T) {
 	const evil = `<script>alert("x")</script><img src=x onerror=alert(1)>`
 	now := time.Now().UTC()
 	rec := &agents.Record{ID: "a-evil22", Name: "evil", Project: "01-checkout-redesign", State: agents.Paused, StateSince: now, CreatedAt: now,
-		Host: agents.HostInfo{Kind: "tmux", Session: "ctx-a-evil22"}, LastError: evil}
+		Tmux: agents.TmuxInfo{Kind: "tmux", Session: "ctx-a-evil22"}, LastError: evil}
 	if err := ts.store.Create(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestAgentPageShowsTheChain(t *testing.T) {
 	now := time.Now().UTC()
 	ended := now.Add(-time.Minute)
 	rec := &agents.Record{ID: "a-chain1", Name: "relay", Project: "01-checkout-redesign", State: agents.Paused, StateSince: now, CreatedAt: now,
-		Host: agents.HostInfo{Kind: "tmux", Session: "ctx-a-chain1"},
+		Tmux: agents.TmuxInfo{Kind: "tmux", Session: "ctx-a-chain1"},
 		Chain: []agents.Link{
 			{SessionID: "s-one", Reason: agents.ReasonStart, StartedAt: now.Add(-time.Hour), EndedAt: &ended, EndPercent: 91.2, EndTokens: 882000},
 			{SessionID: "s-two", Reason: agents.ReasonContext, StartedAt: ended, NoteTokens: 457, Check: agents.CheckOK},

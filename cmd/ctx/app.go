@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/demo"
+	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
@@ -74,6 +75,9 @@ type App struct {
 	Streams
 	Getenv        func(string) string
 	WorkspaceFlag string
+	// AgentsHost is the agents commands' --host: "" for this machine (and, for list,
+	// every host).
+	AgentsHost string
 
 	state *state.Store // opened once per workspace (State)
 }
@@ -183,6 +187,20 @@ func exitCode(err error) int {
 		errors.Is(err, loader.ErrBadName), errors.Is(err, events.ErrNoTarget), errors.Is(err, demo.ErrNotEmpty),
 		errors.Is(err, durable.ErrOutside):
 		return exitInput
+	}
+	var hnf *hosts.NotFoundError
+	var unreachable *hosts.UnreachableError
+	var remote *hosts.RemoteError
+	switch {
+	case errors.As(err, &hnf):
+		return exitInput
+	case errors.As(err, &unreachable):
+		return exitNotNow
+	case errors.As(err, &remote):
+		if remote.Code == exitInput || remote.Code == exitNotNow {
+			return remote.Code
+		}
+		return exitFailure
 	}
 	switch agents.KindOf(err) {
 	case agents.KindNotNow:

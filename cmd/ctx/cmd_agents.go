@@ -29,7 +29,8 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 		Example: `  ctx agents start 1 --name expiry
   ctx agents list
   ctx agents pause expiry
-  ctx agents resume expiry`,
+  ctx agents resume expiry
+  ctx agents start 1 --host build            # on another machine (ctx hosts)`,
 		Args: usageArgs(cobra.NoArgs),
 	}
 	cmd.AddCommand(
@@ -37,6 +38,27 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 		newAgentsPauseCmd(app), newAgentsResumeCmd(app), newAgentsOpenCmd(app),
 		newAgentsSendCmd(app), newAgentsLogsCmd(app), newAgentsRmCmd(app), newAgentsHandoffCmd(app),
 	)
+	addHostFlag(cmd, app)
+	// With --host, a command runs on that host (cmd_agents_hosts.go); list reads every
+	// host, and open attaches over ssh -t.
+	for _, sub := range cmd.Commands() {
+		switch sub.Name() {
+		case "list", "open":
+			continue
+		}
+		local := sub.RunE
+		sub.RunE = func(c *cobra.Command, args []string) error {
+			o := agentsApp{app}
+			h, err := o.onHost()
+			switch {
+			case err != nil:
+				return err
+			case h != nil:
+				return o.forward(c, h, args)
+			}
+			return local(c, args)
+		}
+	}
 	return cmd
 }
 

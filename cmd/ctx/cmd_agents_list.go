@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 )
 
 type agentsListOptions struct {
@@ -32,16 +34,21 @@ func newAgentsListCmd(app *App) *cobra.Command {
 }
 
 func runAgentsList(o *agentsListOptions) error {
-	a, err := o.open()
-	if err != nil {
-		return err
-	}
-	views, problems := a.List()
-	for _, p := range problems {
-		o.Warn("%v", p)
+	// Every host's agents; a host that did not answer is reported after the others.
+	views, hostErr := o.fleetList()
+	if views == nil && hostErr != nil {
+		var unreachable *hosts.UnreachableError
+		var remote *hosts.RemoteError
+		if !errors.As(hostErr, &unreachable) && !errors.As(hostErr, &remote) {
+			return hostErr
+		}
 	}
 	if o.Project != "" {
-		p, err := a.Store.WS.Resolve(o.Project)
+		ws, err := o.Workspace()
+		if err != nil {
+			return err
+		}
+		p, err := ws.Resolve(o.Project)
 		if err != nil {
 			return err
 		}
@@ -57,14 +64,16 @@ func runAgentsList(o *agentsListOptions) error {
 		if views == nil {
 			views = []agents.View{}
 		}
-		return o.writeJSON(views)
+		return errors.Join(o.writeJSON(views), hostErr)
 	}
 	if len(views) == 0 {
-		fmt.Fprintln(o.Out, "no agents: start one with `ctx agents start PROJECT`")
-		return nil
+		if hostErr == nil {
+			fmt.Fprintln(o.Out, "no agents: start one with `ctx agents start PROJECT`")
+		}
+		return hostErr
 	}
 	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tPROJECT\tSTATE\tSINCE\tMEMORY")
+	fmt.Fprintln(tw, "HOST\tID\tNAME\tPROJECT\tSTATE\tSINCE\tMEMORY")
 	now := o.Now()
 	for _, v := range views {
 		state := string(v.State)
@@ -80,7 +89,7 @@ func runAgentsList(o *agentsListOptions) error {
 		} else if v.Pause != nil && v.State == agents.Paused {
 			mem = fmt.Sprintf("freed %d MB", v.Pause.RSSFreedKB/1024)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, v.Name, v.Project, state, agents.Age(now.Sub(v.StateSince)), mem)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Host, v.ID, v.Name, v.Project, state, agents.Age(now.Sub(v.StateSince)), mem)
 	}
-	return tw.Flush()
+	return errors.Join(tw.Flush(), hostErr)
 }

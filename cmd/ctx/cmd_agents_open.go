@@ -35,6 +35,11 @@ func newAgentsOpenCmd(app *App) *cobra.Command {
 }
 
 func runAgentsOpen(o *agentsOpenOptions) error {
+	if h, err := o.onHost(); err != nil {
+		return err
+	} else if h != nil {
+		return o.openOn(h, o.Agent, o.ReadOnly)
+	}
 	a, rec, err := o.one(o.Agent)
 	if err != nil {
 		return err
@@ -42,7 +47,7 @@ func runAgentsOpen(o *agentsOpenOptions) error {
 	if !rec.State.Running() && rec.State != agents.Exited {
 		return &exitError{code: exitNotNow, err: fmt.Errorf("agent %s is %s: resume it first with `ctx agents resume %s`", rec.ID, rec.State, rec.Name)}
 	}
-	argv := a.Tmux.Attach(rec.Host.Session, o.ReadOnly)
+	argv := a.Tmux.Attach(rec.Tmux.Session, o.ReadOnly)
 	if !o.InIsTTY || !o.OutIsTTY {
 		fmt.Fprintln(o.Out, strings.Join(argv, " "))
 		return nil

@@ -96,7 +96,7 @@ conversation is open elsewhere; the message names the override).`,
 		newUsageCmd(app),
 		newStatusLineCmd(app),
 		newJournalCmd(app),
-		newAgentsCmd(app),
+		newAgentsCmd(app), newHostsCmd(app),
 		newServeCmd(app),
 		newVersionCmd(app),
 	)

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
+	"github.com/ctxtools/ctx/internal/shquote"
+)
+
+// Agents on other machines: every agents command takes --host NAME and then runs as
+// ctx on that host over ssh, host-local there (`--host local`: a host never fans out
+// further). list shows every host's agents unless --host says which.
+
+// hostParallel bounds the ssh connections a command over several hosts opens at once.
+const hostParallel = 4
+
+// onHost returns the host the command names with --host; nil for this machine.
+func (o agentsApp) onHost() (*hosts.Host, error) {
+	if o.AgentsHost == "" || o.AgentsHost == hosts.Local {
+		return nil, nil
+	}
+	ws, err := o.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	return hosts.Open(ws).Get(o.AgentsHost)
+}
+
+// forward runs this agents command on h with the same arguments and flags, and prints
+// what ctx printed there; its exit code is kept (hosts.RemoteError).
+func (o agentsApp) forward(c *cobra.Command, h *hosts.Host, args []string) error {
+	out, err := o.runOn(h, forwardedArgs(c, args)...)
+	if f := c.Flags().Lookup("json"); f != nil && f.Changed && len(out) > 0 {
+		out = relabel(out, h.Name)
+	}
+	if len(out) > 0 {
+		_, _ = o.Out.Write(out)
+	}
+	return err
+}
+
+// relabel names the host in JSON a host printed about its agents: its records say
+// "host": "local", which here is h's name. Output that is not JSON stays as it came.
+func relabel(out []byte, name string) []byte {
+	var v any
+	if json.Unmarshal(out, &v) != nil {
+		return out
+	}
+	set := func(m map[string]any) {
+		if m["host"] == agents.LocalHost {
+			m["host"] = name
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		set(x)
+	case []any:
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				set(m)
+			}
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return out
+	}
+	return append(b, '\n')
+}
+
+// runOn runs ctx with args on h, host-local there.
+func (o agentsApp) runOn(h *hosts.Host, args ...string) ([]byte, error) {
+	client, err := o.sshClient()
+	if err != nil {
+		return nil, err
+	}
+	return client.Run(context.Background(), *h, append(args, "--host", hosts.Local)...)
+}
+
+// forwardedArgs is the command line of c again: `agents VERB`, its arguments, and every
+// flag the person set except --host and the workspace (the host's is its own).
+func forwardedArgs(c *cobra.Command, args []string) []string {
+	words := []string{"agents", c.Name()}
+	words = append(words, args...)
+	c.Flags().Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "host", "workspace":
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				words = append(words, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		words = append(words, "--"+f.Name+"="+f.Value.String())
+	})
+	return words
+}
+
+// fleetList lists the agents of this machine and of every host (or of the one --host
+// names), the hosts at once over at most hostParallel connections. A host that cannot
+// be reached is one error among the others' answers.
+func (o agentsApp) fleetList() ([]agents.View, error) {
+	ws, err := o.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	var targets []hosts.Host
+	all, err := hosts.Open(ws).All()
+	if err != nil {
+		return nil, err
+	}
+	local := o.AgentsHost == "" || o.AgentsHost == hosts.Local
+	for _, h := range all {
+		if o.AgentsHost == "" || o.AgentsHost == h.Name {
+			targets = append(targets, h)
+		}
+	}
+	if !local && len(targets) == 0 {
+		return nil, &hosts.NotFoundError{Name: o.AgentsHost}
+	}
+	var views []agents.View
+	if local {
+		a, err := o.open()
+		if err != nil {
+			return nil, err
+		}
+		var problems []error
+		views, problems = a.List()
+		for _, p := range problems {
+			o.Warn("%v", p)
+		}
+	}
+	if len(targets) == 0 {
+		return views, nil
+	}
+	var mu sync.Mutex
+	err = hosts.Each(targets, hostParallel, func(h hosts.Host) error {
+		out, err := o.runOn(&h, "agents", "list", "--json")
+		if err != nil {
+			return err
+		}
+		var got []agents.View
+		if err := json.Unmarshal(out, &got); err != nil {
+			return fmt.Errorf("host %s: not an agents list: %w", h.Name, err)
+		}
+		for i := range got {
+			if got[i].Record != nil {
+				got[i].Host = h.Name
+			}
+		}
+		mu.Lock()
+		views = append(views, got...)
+		mu.Unlock()
+		return nil
+	})
+	sort.SliceStable(views, func(i, j int) bool {
+		hi, hj := views[i].Host, views[j].Host
+		if (hi == agents.LocalHost) != (hj == agents.LocalHost) {
+			return hi == agents.LocalHost
+		}
+		return hi < hj
+	})
+	return views, err
+}
+
+// addHostFlag gives the agents commands --host.
+func addHostFlag(cmd *cobra.Command, app *App) {
+	cmd.PersistentFlags().StringVar(&app.AgentsHost, "host", "", "the host the agents run on (ctx hosts list; default: this machine, and for list every host)")
+	_ = cmd.RegisterFlagCompletionFunc("host", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		ws, err := app.Workspace()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		all, _ := hosts.Open(ws).All()
+		names := []string{hosts.Local}
+		for _, h := range all {
+			names = append(names, h.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// openOn attaches this terminal to an agent on h: ssh -t into its tmux there.
+func (o agentsApp) openOn(h *hosts.Host, agent string, readOnly bool) error {
+	client, err := o.sshClient()
+	if err != nil {
+		return err
+	}
+	words := hosts.CtxWords(*h, "agents", "open", agent, "--host", hosts.Local)
+	if readOnly {
+		words = append(words, "--read-only")
+	}
+	cmd := client.Command(context.Background(), *h, true, words...)
+	if !o.InIsTTY || !o.OutIsTTY {
+		fmt.Fprintln(o.Out, cmdLine(cmd.Args))
+		return nil
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+// cmdLine is a command line as a person would type it.
+func cmdLine(argv []string) string { return shquote.Join(argv) }

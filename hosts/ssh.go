@@ -1,0 +1,206 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-multierror"
+
+	"github.com/ctxtools/ctx/internal/shquote"
+)
+
+// Client runs commands on hosts with the system ssh: one shared master connection
+// per host (ControlMaster, kept 60 s after the last use), never a password prompt
+// (BatchMode), a bounded wait for a host that does not answer (ConnectTimeout for the
+// connection and its handshake, ServerAlive for a connection that goes silent, and a
+// deadline on the whole command).
+type Client struct {
+	// SSH is the ssh program ("ssh" on the PATH).
+	SSH string
+	// ControlDir holds the master connections' sockets: private, and short, since a
+	// socket's path is limited to about 100 bytes.
+	ControlDir     string
+	ConnectTimeout time.Duration
+	// Timeout bounds one command once connected.
+	Timeout time.Duration
+	// Env is the environment ssh runs with (nil: this process's).
+	Env []string
+}
+
+// Default timeouts.
+const (
+	DefaultConnectTimeout = 5 * time.Second
+	DefaultTimeout        = 60 * time.Second
+)
+
+// NewClient makes a client whose master sockets live in runtimeDir/ssh, or, when that
+// path is too long for a socket, in the system's temporary folder.
+func NewClient(runtimeDir string) (*Client, error) {
+	dir := filepath.Join(runtimeDir, "ssh")
+	if runtimeDir == "" || len(dir)+42 > 100 {
+		dir = filepath.Join(os.TempDir(), "ctx-ssh-"+strconv.Itoa(os.Getuid()))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("ssh control folder: %w", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm()&0o077 != 0 || !ownedByMe(fi) {
+		return nil, fmt.Errorf("ssh control folder %s is not private to this user: remove it", dir)
+	}
+	return &Client{SSH: "ssh", ControlDir: dir, ConnectTimeout: DefaultConnectTimeout, Timeout: DefaultTimeout}, nil
+}
+
+// options are the ssh options of every connection.
+func (c *Client) options() []string {
+	secs := int(c.ConnectTimeout.Round(time.Second) / time.Second)
+	return []string{
+		"-o", "BatchMode=yes",
+		"-o", "ConnectTimeout=" + strconv.Itoa(max(1, secs)),
+		"-o", "ControlMaster=auto",
+		"-o", "ControlPath=" + filepath.Join(c.ControlDir, "%C"),
+		"-o", "ControlPersist=60",
+		"-o", "ServerAliveInterval=" + strconv.Itoa(max(1, secs)),
+		"-o", "ServerAliveCountMax=2",
+	}
+}
+
+// Command is the ssh command that runs words on h (quoted for its shell); tty asks
+// for a terminal (an interactive attach).
+func (c *Client) Command(ctx context.Context, h Host, tty bool, words ...string) *exec.Cmd {
+	args := c.options()
+	if tty {
+		args = append(args, "-t")
+	}
+	args = append(args, "--", h.Destination, shquote.Join(words))
+	cmd := exec.CommandContext(ctx, c.SSH, args...)
+	cmd.Env = c.Env
+	// A master connection that lingers may hold the output open: after ssh ends, its
+	// output is complete.
+	cmd.WaitDelay = 500 * time.Millisecond
+	return cmd
+}
+
+// CtxWords is ctx on h with args, in h's workspace.
+func CtxWords(h Host, args ...string) []string {
+	return append([]string{h.CtxCommand(), "--workspace", h.Workspace}, args...)
+}
+
+// UnreachableError is a host ssh could not reach or that stopped answering.
+type UnreachableError struct {
+	Host   string
+	Detail string
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("host %s: unreachable: %s", e.Host, e.Detail)
+}
+
+// RemoteError is ctx on a host that ran and failed: its exit code and its message.
+type RemoteError struct {
+	Host string
+	Code int
+	Msg  string
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("host %s: %s", e.Host, e.Msg)
+}
+
+// Run runs ctx with args on h and returns what it printed. A host that cannot be
+// reached, or does not answer within the connect timeout plus the command's, is an
+// UnreachableError; ctx failing there is a RemoteError with its exit code.
+func (c *Client) Run(ctx context.Context, h Host, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout+c.Timeout)
+	defer cancel()
+	cmd := c.Command(ctx, h, false, CtxWords(h, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil
+	}
+	if err == nil {
+		return out.Bytes(), nil
+	}
+	msg := lastLine(errb.String())
+	if ctx.Err() != nil {
+		return nil, &UnreachableError{Host: h.Name, Detail: fmt.Sprintf("no answer within %s", c.ConnectTimeout+c.Timeout)}
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, &UnreachableError{Host: h.Name, Detail: err.Error()}
+	}
+	switch code := ee.ExitCode(); code {
+	case 255: // ssh's own failure: the connection
+		return nil, &UnreachableError{Host: h.Name, Detail: firstOf(msg, "ssh failed")}
+	case 127:
+		return nil, &RemoteError{Host: h.Name, Code: 1, Msg: fmt.Sprintf("%s is not installed there (%s)", h.CtxCommand(), firstOf(msg, "command not found"))}
+	default:
+		return out.Bytes(), &RemoteError{Host: h.Name, Code: code, Msg: strings.TrimPrefix(firstOf(msg, fmt.Sprintf("ctx exited %d", code)), "ctx: ")}
+	}
+}
+
+// Close ends h's master connection, if one is up.
+func (c *Client) Close(h Host) {
+	args := append(c.options(), "-O", "exit", "--", h.Destination)
+	_ = exec.Command(c.SSH, args...).Run()
+}
+
+// Each runs fn for every host, at most parallel at once, and joins the hosts'
+// failures, each naming its host: one host down is one error, never a lost answer
+// from the others.
+func Each(hosts []Host, parallel int, fn func(Host) error) error {
+	var (
+		mu   sync.Mutex
+		errs *multierror.Error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, max(1, parallel))
+	)
+	for _, h := range hosts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(h); err != nil {
+				mu.Lock()
+				errs = multierror.Append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if errs == nil {
+		return nil
+	}
+	// One line per host, in host order.
+	errs.ErrorFormat = func(list []error) string {
+		lines := make([]string, len(list))
+		for i, e := range list {
+			lines[i] = e.Error()
+		}
+		return strings.Join(lines, "\n")
+	}
+	return errs.ErrorOrNil()
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

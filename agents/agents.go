@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -427,6 +428,25 @@ type View struct {
 	Activity Status `json:"activity"`
 	Attached bool   `json:"attached"`
 	RSSKB    int64  `json:"rss_kb"`
+}
+
+// UnmarshalJSON reads a View as MarshalJSON wrote it: the record's fields and the
+// view's own, side by side (the record's own UnmarshalJSON would take the whole object).
+func (v *View) UnmarshalJSON(data []byte) error {
+	v.Record = &Record{}
+	if err := json.Unmarshal(data, v.Record); err != nil {
+		return err
+	}
+	var own struct {
+		Activity Status `json:"activity"`
+		Attached bool   `json:"attached"`
+		RSSKB    int64  `json:"rss_kb"`
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	v.Activity, v.Attached, v.RSSKB = own.Activity, own.Attached, own.RSSKB
+	return nil
 }
 
 // List reconciles every agent with tmux (one call) and returns them.

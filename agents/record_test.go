@@ -126,3 +126,21 @@ func TestRecordOfSchema1(t *testing.T) {
 		t.Errorf("a named host: %+v, %v", named, err)
 	}
 }
+
+// A list read back from JSON (another host's) is the list written.
+func TestViewRoundTrip(t *testing.T) {
+	in := []View{{Record: &Record{ID: "a-one001", Name: "one", Host: "build", State: Active, Tmux: TmuxInfo{Session: "ctx-a-one001"}},
+		Activity: Status{Activity: "idle", Event: "Stop"}, Attached: true, RSSKB: 1234}}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []View
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Record == nil || out[0].Name != "one" || out[0].Host != "build" || out[0].Tmux.Session != "ctx-a-one001" ||
+		out[0].Activity.Event != "Stop" || !out[0].Attached || out[0].RSSKB != 1234 {
+		t.Errorf("read back as %+v", out)
+	}
+}

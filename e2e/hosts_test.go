@@ -1,0 +1,181 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// remoteView is what the tests read of an agent in `ctx agents list --json`.
+type remoteView struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Host   string `json:"host"`
+	State  string `json:"state"`
+	Claude struct {
+		SessionID string `json:"session_id"`
+	} `json:"claude"`
+	Activity struct {
+		Event string `json:"event"`
+	} `json:"activity"`
+	Pause *struct {
+		RSSFreedKB int64 `json:"rss_freed_kb"`
+	} `json:"pause"`
+}
+
+// fleet lists every host's agents, as JSON, and the command's exit code and stderr.
+func (e *Env) fleet() ([]remoteView, string, int) {
+	e.T.Helper()
+	out, errs, code := e.Ctx("agents", "list", "--json")
+	var vs []remoteView
+	if err := json.Unmarshal([]byte(out), &vs); err != nil {
+		e.T.Fatalf("agents list --json: %v\n%s\n%s", err, out, errs)
+	}
+	return vs, errs, code
+}
+
+func (e *Env) fleetAgent(name string) remoteView {
+	e.T.Helper()
+	vs, errs, _ := e.fleet()
+	for _, v := range vs {
+		if v.Name == name {
+			return v
+		}
+	}
+	e.T.Fatalf("no agent %s in the list (%s)", name, errs)
+	return remoteView{}
+}
+
+// waitFleet polls the list until ok holds for the agent.
+func (e *Env) waitFleet(name, what string, ok func(remoteView) bool) remoteView {
+	e.T.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		v := e.fleetAgent(name)
+		if ok(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			e.T.Fatalf("agent %s: %s did not happen: %+v", name, what, v)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// claudeOf lists the claude processes of a user.
+func claudeOf(user string) string {
+	out, _ := exec.Command("pgrep", "-u", user, "-a", "-f", "claude").Output()
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l != "" && !strings.Contains(l, "pgrep") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// An agent on another machine, from this one: the host checked, the agent started
+// there, listed here with its host's name, paused (its processes there gone, memory
+// freed), resumed in the same conversation; the ssh login that started it can end
+// without ending it.
+func TestRemoteAgentStartPauseResume(t *testing.T) {
+	e := New(t, Options{Git: true})
+	r := e.NewRemote("build")
+	out, errs, code := e.Ctx("hosts", "add", "build", "--remote-workspace", r.Workspace)
+	if code != 0 || !strings.Contains(out, "build: reachable") || !strings.Contains(out, "a clone of this repository") {
+		t.Fatalf("hosts add: exit %d\n%s\n%s", code, out, errs)
+	}
+	e.Model.Script(Say("remote-ready", 20_000))
+	if out, errs, code := e.Ctx("agents", "start", "1", "--host", "build", "--name", "far"); code != 0 {
+		t.Fatalf("start on build: exit %d\n%s\n%s", code, out, errs)
+	}
+	v := e.waitFleet("far", "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+	if v.Host != "build" {
+		t.Errorf("the agent's host is %q, want build", v.Host)
+	}
+	if claudeOf(r.User) == "" {
+		t.Fatalf("no claude runs as %s", r.User)
+	}
+	if text := e.MustCtx("agents", "list"); !strings.Contains(text, "build") || !strings.Contains(text, "far") {
+		t.Errorf("the list does not name the host:\n%s", text)
+	}
+	// The login that started it ends: the agent runs on.
+	cmd := exec.Command(e.Root+"/claude-bin/ssh", "-o", "ControlPath="+e.Runtime+"/ctx/ssh/%C", "-O", "exit", "build")
+	cmd.Env = e.environ(true)
+	_ = cmd.Run()
+	exec.Command("pkill", "-u", r.User, "-x", "sshd").Run() //nolint:errcheck // every login of the user ends
+	time.Sleep(time.Second)
+	if v := e.fleetAgent("far"); v.State != "active" || claudeOf(r.User) == "" {
+		t.Fatalf("after the logins ended the agent is %s, claude %q", v.State, claudeOf(r.User))
+	}
+
+	if out, errs, code := e.Ctx("agents", "pause", "far", "--host", "build"); code != 0 {
+		t.Fatalf("pause on build: exit %d\n%s\n%s", code, out, errs)
+	}
+	p := e.fleetAgent("far")
+	if p.State != "paused" || p.Pause == nil || p.Pause.RSSFreedKB <= 0 {
+		t.Errorf("after pause: %+v", p)
+	}
+	if left := claudeOf(r.User); left != "" {
+		t.Errorf("claude still runs on the host after pause:\n%s", left)
+	}
+	e.Model.Script(Say("remote-back", 21_000))
+	since := time.Now()
+	if out, errs, code := e.Ctx("agents", "resume", "far", "--host", "build"); code != 0 {
+		t.Fatalf("resume on build: exit %d\n%s\n%s", code, out, errs)
+	}
+	back := e.waitFleet("far", "the resumed turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+	if back.Claude.SessionID != v.Claude.SessionID {
+		t.Errorf("resumed in session %s, want the same conversation %s", back.Claude.SessionID, v.Claude.SessionID)
+	}
+	_ = since
+	// show and bad input, through the host.
+	if out := e.MustCtx("agents", "show", "far", "--host", "build", "--json"); !strings.Contains(out, `"host":"build"`) {
+		t.Errorf("show --json does not name the host:\n%.400s", out)
+	}
+	if _, errs, code := e.Ctx("agents", "pause", "nobody", "--host", "build"); code != 2 || !strings.Contains(errs, "host build") {
+		t.Errorf("an unknown agent on the host: exit %d, %q; want 2", code, errs)
+	}
+	if _, errs, code := e.Ctx("agents", "list", "--host", "nowhere"); code != 2 || !strings.Contains(errs, "no host") {
+		t.Errorf("an unknown host: exit %d, %q; want 2", code, errs)
+	}
+}
+
+// One host refuses connections and another has gone silent: the list still answers
+// with the agents of the hosts that answer, a line for each host that does not, exit
+// 3, within the connect timeout.
+func TestRemoteHostsDownDoNotHoldTheList(t *testing.T) {
+	e := New(t, Options{Git: true})
+	e.seedClaudeJSON()
+	r := e.NewRemote("build")
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace)
+	e.addSSHHost("down", fmt.Sprintf("  HostName 127.0.0.1\n  Port %d\n  User nobody\n", freePort(t)))
+	e.addSSHHost("hole", fmt.Sprintf("  HostName 127.0.0.1\n  Port %d\n  User nobody\n", blackHole(t)))
+	e.MustCtx("hosts", "add", "down", "--no-check", "--remote-workspace", "/srv/ws")
+	e.MustCtx("hosts", "add", "hole", "--no-check", "--remote-workspace", "/srv/ws")
+	e.Model.Script(Say("here", 20_000), Say("there", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "near")
+	e.MustCtx("agents", "start", "1", "--host", "build", "--name", "far")
+	start := time.Now()
+	vs, errs, code := e.fleet()
+	took := time.Since(start)
+	names := map[string]string{}
+	for _, v := range vs {
+		names[v.Name] = v.Host
+	}
+	if names["near"] != "local" || names["far"] != "build" {
+		t.Errorf("the hosts that answer: %v", names)
+	}
+	if code != 3 || !strings.Contains(errs, "host down: unreachable") || !strings.Contains(errs, "host hole: unreachable") {
+		t.Errorf("exit %d, stderr %q; want 3 and a line for each host down", code, errs)
+	}
+	if took > 9*time.Second {
+		t.Errorf("the list took %s with a silent host (connect timeout 5 s)", took)
+	}
+	t.Logf("list over 3 hosts, 2 down: %s", took)
+}

@@ -108,7 +108,7 @@ func TestRemoteAgentStartPauseResume(t *testing.T) {
 	cmd := exec.Command(e.Root+"/claude-bin/ssh", "-o", "ControlPath="+e.Runtime+"/ctx/ssh/%C", "-O", "exit", "build")
 	cmd.Env = e.environ(true)
 	_ = cmd.Run()
-	exec.Command("pkill", "-u", r.User, "-x", "sshd").Run() //nolint:errcheck // every login of the user ends
+	_ = exec.Command("pkill", "-u", r.User, "-x", "sshd").Run() // every login of the user ends
 	time.Sleep(time.Second)
 	if v := e.fleetAgent("far"); v.State != "active" || claudeOf(r.User) == "" {
 		t.Fatalf("after the logins ended the agent is %s, claude %q", v.State, claudeOf(r.User))

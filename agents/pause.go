@@ -27,7 +27,7 @@ type PauseOptions struct {
 	Git    string        // keep (default), stash or commit (gitstrategy.go)
 }
 
-// Pause takes an active agent to paused: a safe point, the save point and snapshot
+// Pause takes an active agent to paused (a paused one is returned as it is: a retry): a safe point, the save point and snapshot
 // through ctx's auto-save, a checkpoint of the working tree, the scrollback, then every
 // process of the agent ended and the memory it held recorded (AGENTS.md §5.5). Each step
 // is recorded before it runs and is idempotent, so a pause interrupted at any step is
@@ -39,6 +39,18 @@ func (a *Agents) Pause(rec *Record, o PauseOptions) (*Record, error) {
 	}
 	if rec, err = a.reconcile(rec, panes); err != nil {
 		return nil, err
+	}
+	if rec.Op != nil && rec.Op.Kind == "pause" {
+		// Another pause of it is under way (the first try of a retried one, its
+		// connection broken): its outcome is this one's.
+		if rec, err = a.awaitOp(rec, o.Wait); err != nil {
+			return nil, err
+		}
+	}
+	if rec.State == Paused && rec.Op == nil && rec.Pause != nil {
+		// A pause retried after it completed (a connection that broke before the
+		// answer came back) answers as it did the first time.
+		return rec, nil
 	}
 	if err := ready(rec, EvPause); err != nil {
 		return nil, err
@@ -58,6 +70,26 @@ func (a *Agents) Pause(rec *Record, o PauseOptions) (*Record, error) {
 		return nil, err
 	}
 	return a.finishPause(rec, o)
+}
+
+// awaitOp waits up to wait for the operation in flight on rec to end, and returns the
+// record then; an operation whose process died is settled by reconcile.
+func (a *Agents) awaitOp(rec *Record, wait time.Duration) (*Record, error) {
+	deadline := time.Now().Add(max(wait, 5*time.Second))
+	for rec.Op != nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		panes, err := a.Tmux.Panes()
+		if err != nil {
+			return nil, err
+		}
+		if rec, err = a.Store.Load(rec.ID); err != nil {
+			return nil, err
+		}
+		if rec, err = a.reconcile(rec, panes); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
 }
 
 // safePoint waits until the agent is idle or needs input. A working agent is waited

@@ -72,6 +72,10 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 	if rec, err = a.reconcile(rec, panes); err != nil {
 		return nil, nil, err
 	}
+	if (rec.State == Active || rec.State == Resuming) && rec.Op == nil && rec.Pause != nil && rec.StateSince.After(rec.Pause.PausedAt) {
+		// A resume retried after it completed answers as it did the first time.
+		return rec, &ResumePlan{Transcript: a.transcriptPath(rec)}, nil
+	}
 	if err := ready(rec, EvResume); err != nil {
 		return nil, nil, err
 	}

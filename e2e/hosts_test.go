@@ -5,7 +5,9 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,12 +69,14 @@ func (e *Env) waitFleet(name, what string, ok func(remoteView) bool) remoteView 
 	}
 }
 
-// claudeOf lists the claude processes of a user.
+// claudeOf lists the live claude processes of a user.
 func claudeOf(user string) string {
 	out, _ := exec.Command("pgrep", "-u", user, "-a", "-f", "claude").Output()
 	var keep []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if l != "" && !strings.Contains(l, "pgrep") {
+		// A zombie holds no memory: it waits for a parent that may be gone (pid 1 of a
+		// container need not reap).
+		if l != "" && !strings.Contains(l, "pgrep") && !strings.Contains(l, "<defunct>") {
 			keep = append(keep, l)
 		}
 	}
@@ -114,8 +118,33 @@ func TestRemoteAgentStartPauseResume(t *testing.T) {
 		t.Fatalf("after the logins ended the agent is %s, claude %q", v.State, claudeOf(r.User))
 	}
 
-	if out, errs, code := e.Ctx("agents", "pause", "far", "--host", "build"); code != 0 {
-		t.Fatalf("pause on build: exit %d\n%s\n%s", code, out, errs)
+	// The connection breaks in the middle of the pause: the master connection and
+	// every login of the user there are killed. A retry finds nothing half done: it
+	// answers as a pause does (exit 0) and the agent is paused, once.
+	pause := exec.Command(e.CtxDir+"/ctx", "agents", "pause", "far", "--host", "build")
+	pause.Dir, pause.Env = e.Workspace, e.environ(true)
+	if err := pause.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The pause is under way on the host once its op is in the record there.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(r.Workspace, ".ctx/state/agents", v.ID, "agent.json"))
+		if strings.Contains(string(b), `"kind": "pause"`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = exec.Command("pkill", "-KILL", "-u", r.User, "-x", "sshd").Run()
+	_ = exec.Command("pkill", "-KILL", "-f", "ControlPersist=60.*build").Run()
+	if err := pause.Wait(); err == nil {
+		t.Logf("the pause's answer came back before the connection broke")
+	} else {
+		t.Logf("the interrupted pause: %v", err)
+	}
+	out, errs, code = e.Ctx("agents", "pause", "far", "--host", "build")
+	if code != 0 || !strings.Contains(out, "paused") {
+		t.Fatalf("the retried pause: exit %d\n%s\n%s", code, out, errs)
 	}
 	p := e.fleetAgent("far")
 	if p.State != "paused" || p.Pause == nil || p.Pause.RSSFreedKB <= 0 {

@@ -173,6 +173,15 @@ func TestRemoteAgentStartPauseResume(t *testing.T) {
 	if _, errs, code := e.Ctx("agents", "list", "--host", "nowhere"); code != 2 || !strings.Contains(errs, "no host") {
 		t.Errorf("an unknown host: exit %d, %q; want 2", code, errs)
 	}
+	// pause --all covers every host.
+	var paused []remoteView
+	if out := e.MustCtx("agents", "pause", "--all", "--json"); json.Unmarshal([]byte(out), &paused) != nil || len(paused) != 1 ||
+		paused[0].Name != "far" || paused[0].Host != "build" || paused[0].State != "paused" {
+		t.Errorf("pause --all over the hosts: %s", out)
+	}
+	if left := claudeOf(r.User); left != "" {
+		t.Errorf("claude still runs on the host after pause --all:\n%s", left)
+	}
 }
 
 // One host refuses connections and another has gone silent: the list still answers

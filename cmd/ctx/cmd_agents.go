@@ -55,6 +55,9 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 				return err
 			case h != nil:
 				return o.forward(c, h, args)
+			case c.Name() == "pause" && len(args) == 0 && o.AgentsHost == "":
+				// pause --all, --project, --idle-for: every host's agents too.
+				return o.acrossHosts(c, func() error { return local(c, args) })
 			}
 			return local(c, args)
 		}

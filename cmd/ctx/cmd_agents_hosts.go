@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -212,3 +215,64 @@ func (o agentsApp) openOn(h *hosts.Host, agent string, readOnly bool) error {
 
 // cmdLine is a command line as a person would type it.
 func cmdLine(argv []string) string { return shquote.Join(argv) }
+
+// acrossHosts runs a selecting command (pause --idle-for, --all, --project) here with
+// runLocal and then on every host at once: the lines of each, or with --json one list
+// of the agents done on every host. Each host's failure is one error.
+func (o agentsApp) acrossHosts(c *cobra.Command, runLocal func() error) error {
+	ws, err := o.Workspace()
+	if err != nil {
+		return err
+	}
+	all, err := hosts.Open(ws).All()
+	if err != nil || len(all) == 0 {
+		return errors.Join(err, runLocal())
+	}
+	asJSON := false
+	if f := c.Flags().Lookup("json"); f != nil && f.Changed {
+		asJSON = true
+	}
+	var localOut bytes.Buffer
+	out := o.Out
+	if asJSON {
+		o.Out = &localOut
+	}
+	localErr := runLocal()
+	o.Out = out
+	var (
+		mu      sync.Mutex
+		records []json.RawMessage
+		texts   = map[string][]byte{}
+	)
+	if asJSON {
+		_ = json.Unmarshal(localOut.Bytes(), &records)
+	}
+	hostErr := hosts.Each(all, hostParallel, func(h hosts.Host) error {
+		got, err := o.runOn(&h, forwardedArgs(c, nil)...)
+		mu.Lock()
+		defer mu.Unlock()
+		if asJSON {
+			var list []json.RawMessage
+			if json.Unmarshal(relabel(got, h.Name), &list) == nil {
+				records = append(records, list...)
+			}
+		} else {
+			texts[h.Name] = got
+		}
+		return err
+	})
+	if asJSON {
+		if records == nil {
+			records = []json.RawMessage{}
+		}
+		return errors.Join(localErr, o.writeJSON(records), hostErr)
+	}
+	for _, h := range all {
+		for _, line := range strings.Split(strings.TrimSpace(string(texts[h.Name])), "\n") {
+			if line != "" {
+				fmt.Fprintf(o.Out, "%s: %s\n", h.Name, line)
+			}
+		}
+	}
+	return errors.Join(localErr, hostErr)
+}

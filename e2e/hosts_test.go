@@ -217,3 +217,35 @@ func TestRemoteHostsDownDoNotHoldTheList(t *testing.T) {
 	}
 	t.Logf("list over 3 hosts, 2 down: %s", took)
 }
+
+// A host without ctx: `hosts add --install` copies this one there with scp, records its
+// path, and the host checks clean; an agent then runs there.
+func TestRemoteHostAddInstallsCtx(t *testing.T) {
+	e := New(t, Options{Git: true})
+	r := e.NewRemote("bare")
+	if err := os.Remove(filepath.Join(r.Home, "bin", "ctx")); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := e.Ctx("hosts", "add", "bare", "--remote-workspace", r.Workspace, "--no-check")
+	if code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	if out, _, code := e.Ctx("hosts", "check", "bare"); code != 1 || !strings.Contains(out, "ctx not found") {
+		t.Errorf("check of a host without ctx: exit %d\n%s", code, out)
+	}
+	e.MustCtx("hosts", "rm", "bare")
+	out, errs, code = e.Ctx("hosts", "add", "bare", "--remote-workspace", r.Workspace, "--install")
+	if code != 0 || !strings.Contains(out, "installed ctx on bare: "+r.Home+"/.local/bin/ctx") {
+		t.Fatalf("add --install: exit %d\n%s\n%s", code, out, errs)
+	}
+	if got, err := e.RemoteRun(r, r.Home+"/.local/bin/ctx --version"); err != nil || !strings.HasPrefix(got, "ctx ") {
+		t.Errorf("the installed ctx: %q %v", got, err)
+	}
+	var hs []struct {
+		Name string `json:"name"`
+		Ctx  string `json:"ctx"`
+	}
+	if err := json.Unmarshal([]byte(e.MustCtx("hosts", "list", "--json")), &hs); err != nil || len(hs) != 1 || hs[0].Ctx != r.Home+"/.local/bin/ctx" {
+		t.Errorf("the host's ctx is not recorded: %+v %v", hs, err)
+	}
+}

@@ -132,6 +132,7 @@ PubkeyAuthentication yes
 PermitRootLogin no
 AllowUsers %s
 SetEnv %s
+Subsystem sftp internal-sftp
 LogLevel ERROR
 `, r.Port, filepath.Join(r.dir, "hostkey"), filepath.Join(r.dir, "sshd.pid"), filepath.Join(r.dir, "authorized_keys"), r.User, strings.Join(env, " "))
 	confPath := filepath.Join(r.dir, "sshd_config")

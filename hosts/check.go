@@ -102,7 +102,7 @@ func (c *Client) Check(ctx context.Context, h Host, localRoot, version string) R
 	if r.Ctx != "" && version != "" && !strings.Contains(r.Ctx, version) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("ctx there is %q, here %q: install the same version on both", r.Ctx, version))
 	}
-	if want := uname(); r.OS != "" && r.OS != want {
+	if want := ThisMachine(); r.OS != "" && r.OS != want {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the host is %s, this machine %s: --install cannot copy this binary there", r.OS, want))
 	}
 	if !r.Workspace {
@@ -123,8 +123,8 @@ func (c *Client) Check(ctx context.Context, h Host, localRoot, version string) R
 	return r
 }
 
-// uname is this machine as `uname -sm` names it.
-func uname() string {
+// ThisMachine is this machine's OS and architecture as `uname -sm` names them.
+func ThisMachine() string {
 	osName := map[string]string{"linux": "Linux", "darwin": "Darwin", "freebsd": "FreeBSD"}[runtime.GOOS]
 	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[runtime.GOARCH]
 	if runtime.GOOS == "darwin" && runtime.GOARCH == "arm64" {

@@ -177,6 +177,19 @@ func (s *Set) Add(h Host) error {
 	})
 }
 
+// Update changes the host called name.
+func (s *Set) Update(name string, change func(*Host)) error {
+	return s.update(func(hosts []Host) ([]Host, error) {
+		for i := range hosts {
+			if hosts[i].Name == name {
+				change(&hosts[i])
+				return hosts, hosts[i].Check()
+			}
+		}
+		return nil, &NotFoundError{Name: name}
+	})
+}
+
 // Remove removes the host called name.
 func (s *Set) Remove(name string) error {
 	return s.update(func(hosts []Host) ([]Host, error) {

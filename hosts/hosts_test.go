@@ -162,3 +162,22 @@ func TestEachCollectsEveryHost(t *testing.T) {
 		t.Errorf("errors: %v", err)
 	}
 }
+
+// The master socket's path fits a socket however long the runtime folder's path is:
+// ssh listens first on dir/%C plus 17 characters.
+func TestControlPathFitsASocket(t *testing.T) {
+	short, err := os.MkdirTemp("", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(short) })
+	for _, rt := range []string{short, filepath.Join(t.TempDir(), strings.Repeat("x", 60), "ctx"), ""} {
+		c, err := NewClient(rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(c.ControlDir) + 1 + 40 + 17; n > 104 {
+			t.Errorf("runtime %q: a socket path of %d bytes", rt, n)
+		}
+	}
+}

@@ -43,10 +43,13 @@ const (
 )
 
 // NewClient makes a client whose master sockets live in runtimeDir/ssh, or, when that
-// path is too long for a socket, in the system's temporary folder.
+// path is too long for a socket, in the system's temporary folder (ctx-ssh-<uid>,
+// private).
 func NewClient(runtimeDir string) (*Client, error) {
 	dir := filepath.Join(runtimeDir, "ssh")
-	if runtimeDir == "" || len(dir)+42 > 100 {
+	// ssh names the socket dir/%C (40 characters) and first listens on that name plus
+	// 17 more: within a socket path's 104 bytes (macOS; Linux allows 107).
+	if runtimeDir == "" || len(dir)+1+40+17 > 104 {
 		dir = filepath.Join(os.TempDir(), "ctx-ssh-"+strconv.Itoa(os.Getuid()))
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -146,6 +149,45 @@ func (c *Client) Run(ctx context.Context, h Host, args ...string) ([]byte, error
 	default:
 		return out.Bytes(), &RemoteError{Host: h.Name, Code: code, Msg: strings.TrimPrefix(firstOf(msg, fmt.Sprintf("ctx exited %d", code)), "ctx: ")}
 	}
+}
+
+// Install copies the binary at local to h as ~/.local/bin/ctx (home is h's home
+// folder, from a check) with scp over the same connection, and returns its path there.
+func (c *Client) Install(ctx context.Context, h Host, local, home string) (string, error) {
+	if err := CheckRemotePath(home); err != nil {
+		return "", err
+	}
+	dir := home + "/.local/bin"
+	ctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout+c.Timeout)
+	defer cancel()
+	if out, err := c.Command(ctx, h, false, "mkdir", "-p", dir).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return "", fmt.Errorf("host %s: mkdir %s: %s", h.Name, dir, firstOf(lastLine(string(out)), err.Error()))
+	}
+	target := dir + "/ctx"
+	scp := filepath.Join(filepath.Dir(c.SSH), "scp")
+	if filepath.Dir(c.SSH) == "." {
+		scp = "scp"
+	}
+	args := append(c.options(), "-q", "--", local, scpTarget(h.Destination, target+".new"))
+	cmd := exec.CommandContext(ctx, scp, args...)
+	cmd.Env, cmd.WaitDelay = c.Env, 500*time.Millisecond
+	if out, err := cmd.CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return "", fmt.Errorf("host %s: scp: %s", h.Name, firstOf(lastLine(string(out)), err.Error()))
+	}
+	// In place at once: a ctx running there from the old file keeps it.
+	if out, err := c.Command(ctx, h, false, "sh", "-c", `chmod 755 "$1.new" && mv -f "$1.new" "$1"`, "install", target).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return "", fmt.Errorf("host %s: install: %s", h.Name, firstOf(lastLine(string(out)), err.Error()))
+	}
+	return target, nil
+}
+
+// scpTarget is dest:path in scp's form: ssh://user@host:port/path for a URL
+// destination, else [user@]host:path.
+func scpTarget(dest, path string) string {
+	if strings.HasPrefix(dest, "ssh://") {
+		return dest + path
+	}
+	return dest + ":" + path
 }
 
 // Close ends h's master connection, if one is up.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/ctxtools/ctx/gitstate"
 	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/internal/state"
+	"github.com/ctxtools/ctx/loader"
 )
 
 func newHostsCmd(app *App) *cobra.Command {
@@ -44,6 +47,7 @@ type hostsAddOptions struct {
 	Remote  string
 	Ctx     string
 	NoCheck bool
+	Install bool
 	JSON    bool
 }
 
@@ -56,7 +60,8 @@ func newHostsAddCmd(app *App) *cobra.Command {
 SSH-DESTINATION is what ssh is given (an alias of ~/.ssh/config, user@host,
 ssh://user@host:port), by default NAME. The workspace there is at the same path
 as here unless --remote-workspace says where. The host is checked at once (ctx hosts
-check); --no-check skips that.`,
+check); --no-check skips that. When the host has no ctx, --install copies this
+binary there (the same OS and architecture) with scp; on a terminal ctx asks.`,
 		Example: `  ctx hosts add build
   ctx hosts add gpu me@10.0.0.7 --remote-workspace /srv/ws --ctx /home/me/go/bin/ctx`,
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
@@ -72,6 +77,7 @@ check); --no-check skips that.`,
 	f.StringVar(&o.Remote, "remote-workspace", "", "the workspace's path on the host (default: the same path as here; -w names the workspace here)")
 	f.StringVar(&o.Ctx, "ctx", "", "the ctx command on the host, an absolute path (default: ctx on its PATH)")
 	f.BoolVar(&o.NoCheck, "no-check", false, "add without checking the host")
+	f.BoolVar(&o.Install, "install", false, "when the host has no ctx, copy this one there (~/.local/bin/ctx, with scp; same OS and architecture)")
 	f.BoolVar(&o.JSON, "json", false, "print the host (and its check) as JSON")
 	return cmd
 }
@@ -102,6 +108,11 @@ func runHostsAdd(o *hostsAddOptions, name, dest string) error {
 	if err != nil {
 		return err
 	}
+	if r.Reachable && r.Ctx == "" && (o.Install || o.confirm(fmt.Sprintf("ctx is not on %s: copy this one there (%s/.local/bin/ctx)? [y/N] ", h.Name, r.Home))) {
+		if h, r, err = o.installOn(ws, h, r); err != nil {
+			return err
+		}
+	}
 	if o.JSON {
 		return errors.Join(o.writeJSON(struct {
 			Host  hosts.Host   `json:"host"`
@@ -111,6 +122,32 @@ func runHostsAdd(o *hostsAddOptions, name, dest string) error {
 	fmt.Fprintf(o.Out, "added host %s (%s, workspace %s)\n", h.Name, h.Destination, h.Workspace)
 	o.printReport(r)
 	return checkErr(r)
+}
+
+// installOn copies this ctx to h, records where, and checks h again.
+func (o *hostsAddOptions) installOn(ws *loader.Workspace, h hosts.Host, r hosts.Report) (hosts.Host, hosts.Report, error) {
+	if want := hosts.ThisMachine(); r.OS != want {
+		return h, r, fmt.Errorf("host %s is %s, this machine %s: install a ctx built for it there", h.Name, r.OS, want)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return h, r, err
+	}
+	c, err := o.sshClient()
+	if err != nil {
+		return h, r, err
+	}
+	target, err := c.Install(context.Background(), h, self, r.Home)
+	if err != nil {
+		return h, r, err
+	}
+	if err := hosts.Open(ws).Update(h.Name, func(x *hosts.Host) { x.Ctx = target }); err != nil {
+		return h, r, err
+	}
+	h.Ctx = target
+	fmt.Fprintf(o.Out, "installed ctx on %s: %s\n", h.Name, target)
+	r, err = o.checkHost(h)
+	return h, r, err
 }
 
 type hostsListOptions struct {
@@ -294,4 +331,14 @@ func checkErr(r hosts.Report) error {
 		return fmt.Errorf("host %s: %s", r.Host, strings.Join(r.Problems, "; "))
 	}
 	return nil
+}
+
+// confirm asks a yes-or-no question on a terminal; anywhere else the answer is no.
+func (a *App) confirm(question string) bool {
+	if !a.InIsTTY || !a.OutIsTTY || a.In == nil {
+		return false
+	}
+	fmt.Fprint(a.Err, question)
+	line, _ := bufio.NewReader(a.In).ReadString('\n')
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
 }

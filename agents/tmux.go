@@ -31,12 +31,21 @@ type Tmux struct {
 	Socket string
 	Conf   string // the config file the server starts with
 	Env    []string
+	// SystemdDir is where a running systemd shows itself ("" for
+	// /run/systemd/system): there, the server is started in a scope of the user's
+	// manager, so that it outlives the login that started it (with lingering on).
+	SystemdDir string
 }
 
 // ErrNoTmux says tmux is not installed.
 var ErrNoTmux = errors.New("tmux is not installed (apt-get install tmux, brew install tmux)")
 
 func (t Tmux) run(args ...string) (string, error) {
+	return t.runWith(nil, args...)
+}
+
+// runWith runs tmux with args, behind the words of wrap (systemd-run …) when given.
+func (t Tmux) runWith(wrap []string, args ...string) (string, error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return "", ErrNoTmux
 	}
@@ -46,7 +55,8 @@ func (t Tmux) run(args ...string) (string, error) {
 	if t.Conf != "" {
 		full = append(full, "-f", t.Conf)
 	}
-	cmd := exec.CommandContext(ctx, "tmux", append(full, args...)...)
+	argv := append(append(append([]string{}, wrap...), "tmux"), append(full, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if t.Env != nil {
 		cmd.Env = t.Env
 	}
@@ -78,7 +88,17 @@ func (t Tmux) NewSession(name, dir string, env map[string]string, argv []string)
 		args = append(args, "-e", k+"="+v)
 	}
 	args = append(args, "--")
-	_, err := t.run(append(args, argv...)...)
+	args = append(args, argv...)
+	var err error
+	if scope := t.scope(); scope != nil {
+		// The server starts with this session: in a scope of the user's systemd, or,
+		// where that cannot be had (no user manager), as before.
+		if _, err = t.runWith(scope, args...); err != nil {
+			_, err = t.run(args...)
+		}
+	} else {
+		_, err = t.run(args...)
+	}
 	if err == nil {
 		// For a server started before ctx's config (another workspace's): keep dead
 		// panes in this session all the same.
@@ -97,6 +117,28 @@ func (t Tmux) Respawn(name, dir string, env map[string]string, argv []string) er
 	args = append(args, "--")
 	_, err := t.run(append(args, argv...)...)
 	return err
+}
+
+// scope is the systemd-run command the server is started behind: on a machine where
+// systemd runs and ctx's server is not up yet. A plain tmux server is a child of the
+// login that starts it, and logind ends it with the login where KillUserProcesses is
+// on; in a scope of the user's manager it stays, as long as the user lingers (ctx
+// hosts check says whether).
+func (t Tmux) scope() []string {
+	dir := t.SystemdDir
+	if dir == "" {
+		dir = "/run/systemd/system"
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	if _, err := exec.LookPath("systemd-run"); err != nil {
+		return nil
+	}
+	if _, err := t.run("list-sessions"); err == nil {
+		return nil // the server runs: a new session joins it
+	}
+	return []string{"systemd-run", "--user", "--scope", "--quiet", "--collect", "--unit", "ctx-tmux-" + t.Socket + "-" + strconv.Itoa(os.Getpid()), "--"}
 }
 
 // Pane is what tmux says of a session's pane.

@@ -57,7 +57,7 @@ torture:
 
 # Each ctx hook's duration as the real Claude Code measures it (its debug log).
 bench-e2e:
-	$(GO) test -tags e2e -run '^$$' -bench 'HooksInRealClient|Agent|Handoff' -benchtime 15x -timeout $(E2E_TIMEOUT) ./e2e/
+	$(GO) test -tags e2e -run '^$$' -bench 'HooksInRealClient|Agent|Handoff|Hosts|Remote' -benchtime 15x -timeout $(E2E_TIMEOUT) ./e2e/
 
 # Whole-process medians on a generated workspace; see BENCHMARKS.md.
 bench:

@@ -132,22 +132,27 @@ func (o agentsApp) fleetList() ([]agents.View, error) {
 	if !local && len(targets) == 0 {
 		return nil, &hosts.NotFoundError{Name: o.AgentsHost}
 	}
-	var views []agents.View
+	var (
+		views    []agents.View
+		localErr error
+		wg       sync.WaitGroup
+	)
 	if local {
+		// This machine's list while the hosts answer.
 		a, err := o.open()
 		if err != nil {
 			return nil, err
 		}
-		var problems []error
-		views, problems = a.List()
-		for _, p := range problems {
-			o.Warn("%v", p)
-		}
-	}
-	if len(targets) == 0 {
-		return views, nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var problems []error
+			views, problems = a.List()
+			localErr = errors.Join(problems...)
+		}()
 	}
 	var mu sync.Mutex
+	var remote []agents.View
 	err = hosts.Each(targets, hostParallel, func(h hosts.Host) error {
 		out, err := o.runOn(&h, "agents", "list", "--json")
 		if err != nil {
@@ -163,10 +168,15 @@ func (o agentsApp) fleetList() ([]agents.View, error) {
 			}
 		}
 		mu.Lock()
-		views = append(views, got...)
+		remote = append(remote, got...)
 		mu.Unlock()
 		return nil
 	})
+	wg.Wait()
+	if localErr != nil {
+		o.Warn("%v", localErr)
+	}
+	views = append(views, remote...)
 	sort.SliceStable(views, func(i, j int) bool {
 		hi, hj := views[i].Host, views[j].Host
 		if (hi == agents.LocalHost) != (hj == agents.LocalHost) {

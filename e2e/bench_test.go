@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxtools/ctx/agents"
-	"github.com/ctxtools/ctx/loader"
 )
 
 // BenchmarkHooksInRealClient runs a session of 15 prompts, each with a Bash and a Write
@@ -104,18 +101,7 @@ func BenchmarkAgentPauseResume(b *testing.B) {
 // BenchmarkAgentsList50 times `ctx agents list --json` with 50 agent records.
 func BenchmarkAgentsList50(b *testing.B) {
 	e := New(b, Options{})
-	ws, err := loader.Discover(loader.DiscoverOptions{Cwd: e.Workspace})
-	if err != nil {
-		b.Fatal(err)
-	}
-	store := agents.NewStore(ws)
-	for i := 0; i < 50; i++ {
-		r := &agents.Record{ID: agents.NewID(), Name: fmt.Sprintf("agent-%02d", i), Project: "01-checkout-redesign",
-			State: agents.Paused, CreatedAt: time.Now(), Tmux: agents.TmuxInfo{Kind: "tmux", Session: fmt.Sprintf("ctx-x%02d", i)}}
-		if err := store.Create(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	addRecords(b, e.Workspace, 50, "")
 	var times []time.Duration
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()

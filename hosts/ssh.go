@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -143,11 +144,11 @@ func (c *Client) Run(ctx context.Context, h Host, args ...string) ([]byte, error
 	}
 	switch code := ee.ExitCode(); code {
 	case 255: // ssh's own failure: the connection
-		return nil, &UnreachableError{Host: h.Name, Detail: firstOf(msg, "ssh failed")}
+		return nil, &UnreachableError{Host: h.Name, Detail: cmp.Or(msg, "ssh failed")}
 	case 127:
-		return nil, &RemoteError{Host: h.Name, Code: 1, Msg: fmt.Sprintf("%s is not installed there (%s)", h.CtxCommand(), firstOf(msg, "command not found"))}
+		return nil, &RemoteError{Host: h.Name, Code: 1, Msg: fmt.Sprintf("%s is not installed there (%s)", h.CtxCommand(), cmp.Or(msg, "command not found"))}
 	default:
-		return out.Bytes(), &RemoteError{Host: h.Name, Code: code, Msg: strings.TrimPrefix(firstOf(msg, fmt.Sprintf("ctx exited %d", code)), "ctx: ")}
+		return out.Bytes(), &RemoteError{Host: h.Name, Code: code, Msg: strings.TrimPrefix(cmp.Or(msg, fmt.Sprintf("ctx exited %d", code)), "ctx: ")}
 	}
 }
 
@@ -161,7 +162,7 @@ func (c *Client) Install(ctx context.Context, h Host, local, home string) (strin
 	ctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout+c.Timeout)
 	defer cancel()
 	if out, err := c.Command(ctx, h, false, "mkdir", "-p", dir).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: mkdir %s: %s", h.Name, dir, firstOf(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: mkdir %s: %s", h.Name, dir, cmp.Or(lastLine(string(out)), err.Error()))
 	}
 	target := dir + "/ctx"
 	scp := filepath.Join(filepath.Dir(c.SSH), "scp")
@@ -172,11 +173,11 @@ func (c *Client) Install(ctx context.Context, h Host, local, home string) (strin
 	cmd := exec.CommandContext(ctx, scp, args...)
 	cmd.Env, cmd.WaitDelay = c.Env, 500*time.Millisecond
 	if out, err := cmd.CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: scp: %s", h.Name, firstOf(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: scp: %s", h.Name, cmp.Or(lastLine(string(out)), err.Error()))
 	}
 	// In place at once: a ctx running there from the old file keeps it.
 	if out, err := c.Command(ctx, h, false, "sh", "-c", `chmod 755 "$1.new" && mv -f "$1.new" "$1"`, "install", target).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: install: %s", h.Name, firstOf(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: install: %s", h.Name, cmp.Or(lastLine(string(out)), err.Error()))
 	}
 	return target, nil
 }
@@ -236,13 +237,4 @@ func Each(hosts []Host, parallel int, fn func(Host) error) error {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-func firstOf(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

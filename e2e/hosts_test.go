@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // remoteView is what the tests read of an agent in `ctx agents list --json`.
@@ -248,4 +250,38 @@ func TestRemoteHostAddInstallsCtx(t *testing.T) {
 	if err := json.Unmarshal([]byte(e.MustCtx("hosts", "list", "--json")), &hs); err != nil || len(hs) != 1 || hs[0].Ctx != r.Home+"/.local/bin/ctx" {
 		t.Errorf("the host's ctx is not recorded: %+v %v", hs, err)
 	}
+}
+
+// The dashboard shows every host's agents, streamed over one ssh connection each: the
+// remote agent's row names its host, Pause pressed on the page pauses it there, and when
+// the host goes away its row stays, greyed, marked unreachable.
+func TestRemoteAgentsOnTheDashboard(t *testing.T) {
+	chrome := chromium(t)
+	e := New(t, Options{Git: true})
+	e.seedClaudeJSON()
+	r := e.NewRemote("build")
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace)
+	e.Model.Script(Say("near-ready", 20_000), Say("far-ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "near")
+	e.MustCtx("agents", "start", "1", "--host", "build", "--name", "far")
+	far := e.waitFleet("far", "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+	near := e.waitFleet("near", "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+
+	d := startDashboard(t, e, chrome)
+	farRow := fmt.Sprintf(`li.row[data-id=%q][data-host="build"]`, far.ID)
+	d.do(t, 20*time.Second, "log in; both hosts' rows", chromedp.Navigate(d.login), wait(`#live.on`),
+		wait(rowIn("idle", near.ID)), wait(`section[data-group="idle"] `+farRow))
+	if host := get(t, d, "host label", chromedp.Text(css(farRow+` [data-f=host]`))); host != "build" {
+		t.Errorf("the remote row's host label is %q", host)
+	}
+	d.shot(t, "fleet")
+	d.do(t, 60*time.Second, "pause on the host from the page",
+		click(farRow+` button[data-act=pause]`), wait(`section[data-group="paused"] `+farRow))
+	if v := e.fleetAgent("far"); v.State != "paused" || claudeOf(r.User) != "" {
+		t.Errorf("after Pause on the page: %s, claude there %q", v.State, claudeOf(r.User))
+	}
+	// The host goes away: the row stays, greyed.
+	r.Stop()
+	d.do(t, 30*time.Second, "the host unreachable", wait(farRow+`[data-unreachable]`))
+	d.shot(t, "fleet-unreachable")
 }

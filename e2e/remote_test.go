@@ -28,6 +28,14 @@ type Remote struct {
 	Workspace string
 	Port      int
 	dir       string // sshd's folder: config, host key, authorized keys
+	sshd      *exec.Cmd
+}
+
+// Stop ends the host's sshd and every login on it: the machine is gone from the
+// network (its agents run on).
+func (r *Remote) Stop() {
+	_ = r.sshd.Process.Kill()
+	_ = exec.Command("pkill", "-KILL", "-u", r.User, "-x", "sshd").Run()
 }
 
 var remoteSeq atomic.Int32
@@ -147,6 +155,7 @@ LogLevel ERROR
 		t.Fatalf("sshd: %v", err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	r.sshd = cmd
 	waitPort(t, r.Port)
 
 	// The client: the alias in a config of its own, read by an `ssh` on the Env's PATH

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -82,6 +83,8 @@ func decode(r *http.Request, v any) error {
 // apiList is `ctx agents list --json`.
 func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 	views, _ := s.agents.List()
+	remote, _ := s.fleet.views()
+	views = append(views, remote...)
 	if views == nil {
 		views = []agents.View{}
 	}
@@ -203,6 +206,14 @@ func (s *Server) apiPause(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
+	if h, ok := s.remote(r.PathValue("id")); ok {
+		args := []string{}
+		if req.Force {
+			args = append(args, "--force")
+		}
+		s.acceptRemote(w, h, r.PathValue("id"), "pause", args...)
+		return
+	}
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err == nil {
 		err = s.pause(rec, req.Force)
@@ -220,6 +231,17 @@ func (s *Server) apiResume(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
+	if h, ok := s.remote(r.PathValue("id")); ok {
+		args := []string{}
+		if p := strings.TrimSpace(req.Prompt); p != "" {
+			args = append(args, "--prompt", p)
+		}
+		if req.Fresh {
+			args = append(args, "--fresh")
+		}
+		s.acceptRemote(w, h, r.PathValue("id"), "resume", args...)
+		return
+	}
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err == nil {
 		err = s.resume(rec, agents.ResumeOptions{Prompt: strings.TrimSpace(req.Prompt), Fresh: req.Fresh})
@@ -229,6 +251,24 @@ func (s *Server) apiResume(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, accepted{ID: rec.ID, Op: "resume"})
+}
+
+// remote reports whether id names an agent of another host (none of this machine's).
+func (s *Server) remote(id string) (*hosts.Host, bool) {
+	if _, err := s.agents.Get(id); err == nil {
+		return nil, false
+	}
+	return s.hostOf(id)
+}
+
+// acceptRemote runs op on an agent of another host in the background: 202, and the
+// outcome comes with the host's next event (or an agent.op_failed).
+func (s *Server) acceptRemote(w http.ResponseWriter, h *hosts.Host, id, op string, args ...string) {
+	if err := s.remoteOp(h, id, op, args...); err != nil {
+		writeError(w, errorCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, accepted{ID: id, Op: op})
 }
 
 // pause checks what can be checked now and runs the pause in the background.
@@ -303,6 +343,14 @@ func (s *Server) apiSend(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
+	if h, ok := s.remote(r.PathValue("id")); ok {
+		if strings.ContainsAny(req.Text, "\r\n") || strings.TrimSpace(req.Text) == "" {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("send: one line of text"))
+			return
+		}
+		s.acceptRemote(w, h, r.PathValue("id"), "send", "--", req.Text)
+		return
+	}
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err == nil {
 		err = s.agents.Send(rec, req.Text)
@@ -321,6 +369,10 @@ func (s *Server) apiSend(w http.ResponseWriter, r *http.Request) {
 
 // apiRemove stops an agent and deletes its record; a working agent is refused (409).
 func (s *Server) apiRemove(w http.ResponseWriter, r *http.Request) {
+	if h, ok := s.remote(r.PathValue("id")); ok {
+		s.acceptRemote(w, h, r.PathValue("id"), "rm")
+		return
+	}
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err == nil {
 		if op := s.busy()[rec.ID]; op != "" {

@@ -193,7 +193,7 @@ func (h *hub) screen(id, text string) {
 }
 
 // update compares the agents now with the rows last seen and publishes what changed.
-func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
+func (h *hub) update(views []agents.View, busy, contexts, down map[string]string) {
 	var pending []notification // told once the lock is released
 	h.mu.Lock()
 	defer func() {
@@ -209,6 +209,11 @@ func (h *hub) update(views []agents.View, busy, contexts map[string]string) {
 	for _, v := range views {
 		r := rowOf(v)
 		r.Busy, r.Context = busy[r.ID], contexts[r.ID]
+		if why, ok := down[r.Host]; ok {
+			// Its host does not answer: what was last heard, greyed, no actions.
+			r.Unreachable, r.CanPause, r.CanResume = true, false, false
+			r.LastError = "host " + r.Host + " unreachable: " + why
+		}
 		if r.Busy != "" {
 			r.CanPause, r.CanResume = false, false
 		}
@@ -314,7 +319,8 @@ func (s *Server) refresh(full bool) {
 			views = append(views, v)
 		}
 	}
-	s.hub.update(views, s.busy(), s.contexts(views))
+	remote, down := s.fleet.views()
+	s.hub.update(append(views, remote...), s.busy(), s.contexts(views), down)
 	s.savedCheck()
 	watched := s.hub.watched()
 	for _, v := range views {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -12,28 +13,31 @@ import (
 // script redraws a row from it alone. Every string in it is agent data, so it is only
 // ever rendered escaped (html/template, or textContent in the script).
 type Row struct {
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Project    string    `json:"project"`
-	Context    string    `json:"context,omitempty"` // how full an active agent's context is: "42%"
-	State      string    `json:"state"`
-	Group      string    `json:"group"`
-	Label      string    `json:"label"` // state, and the activity of an active agent
-	Activity   string    `json:"activity"`
-	Detail     string    `json:"detail,omitempty"`
-	Tool       string    `json:"tool,omitempty"`
-	Summary    string    `json:"summary"`
-	Since      time.Time `json:"since"`
-	ActivityAt time.Time `json:"activity_at"`
-	RSSKB      int64     `json:"rss_kb"`
-	FreedKB    int64     `json:"freed_kb"`
-	Branch     string    `json:"branch,omitempty"`
-	Dirty      int       `json:"dirty"`
-	LastError  string    `json:"last_error,omitempty"`
-	Attention  string    `json:"attention,omitempty"` // a handoff that did not take
-	Busy       string    `json:"busy,omitempty"`      // an operation this server runs on it
-	CanPause   bool      `json:"can_pause"`
-	CanResume  bool      `json:"can_resume"`
+	ID   string `json:"id"`
+	Host string `json:"host"` // "local", or the host it runs on
+	// Unreachable: its host does not answer; the row is what was last heard.
+	Unreachable bool      `json:"unreachable,omitempty"`
+	Name        string    `json:"name"`
+	Project     string    `json:"project"`
+	Context     string    `json:"context,omitempty"` // how full an active agent's context is: "42%"
+	State       string    `json:"state"`
+	Group       string    `json:"group"`
+	Label       string    `json:"label"` // state, and the activity of an active agent
+	Activity    string    `json:"activity"`
+	Detail      string    `json:"detail,omitempty"`
+	Tool        string    `json:"tool,omitempty"`
+	Summary     string    `json:"summary"`
+	Since       time.Time `json:"since"`
+	ActivityAt  time.Time `json:"activity_at"`
+	RSSKB       int64     `json:"rss_kb"`
+	FreedKB     int64     `json:"freed_kb"`
+	Branch      string    `json:"branch,omitempty"`
+	Dirty       int       `json:"dirty"`
+	LastError   string    `json:"last_error,omitempty"`
+	Attention   string    `json:"attention,omitempty"` // a handoff that did not take
+	Busy        string    `json:"busy,omitempty"`      // an operation this server runs on it
+	CanPause    bool      `json:"can_pause"`
+	CanResume   bool      `json:"can_resume"`
 }
 
 // The groups of the Agents page, in the order shown.
@@ -47,7 +51,7 @@ var groups = []struct{ Key, Title string }{
 }
 
 func rowOf(v agents.View) Row {
-	r := Row{ID: v.ID, Name: v.Name, Project: v.Project, State: string(v.State), Activity: v.Activity.Activity,
+	r := Row{ID: v.ID, Host: cmp.Or(v.Host, agents.LocalHost), Name: v.Name, Project: v.Project, State: string(v.State), Activity: v.Activity.Activity,
 		Detail: v.Activity.Detail, Tool: v.Activity.Tool, Summary: v.Activity.Summary, Since: v.StateSince,
 		ActivityAt: v.Activity.At, RSSKB: v.RSSKB, LastError: v.LastError,
 		CanPause: v.State == agents.Active && v.Op == nil, CanResume: v.State.Resumable() && v.Op == nil}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -52,6 +53,10 @@ type Options struct {
 	// NotifyCommand is run with sh -c when an agent needs input, exits or fails
 	// (notify.go); "" for none.
 	NotifyCommand string
+	// Hosts are the other machines whose agents the page shows too, reached with SSH
+	// (fleet.go); none without.
+	Hosts []hosts.Host
+	SSH   *hosts.Client
 }
 
 // Server is one dashboard for one workspace.
@@ -64,6 +69,7 @@ type Server struct {
 	hub    *hub
 	pages  *pages
 	poke   chan struct{}
+	fleet  fleet // the other hosts' agents (fleet.go)
 
 	listeners []net.Listener
 	port      int
@@ -219,6 +225,11 @@ func (s *Server) Run(ctx context.Context, grace time.Duration) error {
 	var wg sync.WaitGroup
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	wg.Go(func() { s.watch(watchCtx) })
+	if s.opts.SSH != nil {
+		for _, h := range s.opts.Hosts {
+			wg.Go(func() { s.follow(watchCtx, h) })
+		}
+	}
 	errs := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
 		wg.Go(func() {

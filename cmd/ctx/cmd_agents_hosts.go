@@ -86,14 +86,17 @@ func (o agentsApp) runOn(h *hosts.Host, args ...string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return client.Run(context.Background(), *h, append(args, "--host", hosts.Local)...)
+	// `agents VERB --host local …`: before any "--", so it stays a flag.
+	words := append([]string{}, args[:min(2, len(args))]...)
+	words = append(words, "--host", hosts.Local)
+	words = append(words, args[min(2, len(args)):]...)
+	return client.Run(context.Background(), *h, words...)
 }
 
 // forwardedArgs is the command line of c again: `agents VERB`, its arguments, and every
 // flag the person set except --host and the workspace (the host's is its own).
 func forwardedArgs(c *cobra.Command, args []string) []string {
 	words := []string{"agents", c.Name()}
-	words = append(words, args...)
 	c.Flags().Visit(func(f *pflag.Flag) {
 		switch f.Name {
 		case "host", "workspace":
@@ -107,6 +110,10 @@ func forwardedArgs(c *cobra.Command, args []string) []string {
 		}
 		words = append(words, "--"+f.Name+"="+f.Value.String())
 	})
+	if len(args) > 0 {
+		// Arguments after "--": one that begins with '-' stays an argument.
+		words = append(append(words, "--"), args...)
+	}
 	return words
 }
 

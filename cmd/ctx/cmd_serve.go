@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/web"
 )
 
@@ -73,8 +74,18 @@ func runServe(o *serveOptions) error {
 	if err := ws.ConfigSection("serve", &notify); err != nil {
 		return inputError(err)
 	}
+	fleet, err := hosts.Open(ws).All()
+	if err != nil {
+		return err
+	}
+	var ssh *hosts.Client
+	if len(fleet) > 0 {
+		if ssh, err = o.sshClient(); err != nil {
+			return err
+		}
+	}
 	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote, WakeDir: rt.Dir,
-		NotifyCommand: notify.NotifyCommand})
+		NotifyCommand: notify.NotifyCommand, Hosts: fleet, SSH: ssh})
 	if err != nil {
 		return inputError(err)
 	}

@@ -34,10 +34,12 @@
     name: (r) => r.name, project: (r) => r.project, label: (r) => r.busy ? r.busy + '…' : r.label,
     for: (r) => ago(r.since), memory, context: (r) => r.context || '', summary: (r) => r.summary || '', error: (r) => r.attention || r.last_error || '',
     branch: (r) => r.branch ? r.branch + (r.dirty ? ' · ' + r.dirty + ' dirty' : '') : '',
+    host: (r) => r.host && r.host !== 'local' ? r.host : '',
   };
 
   const fill = (el, r) => {
-    el.dataset.id = r.id; el.dataset.state = r.state; el.dataset.group = r.group;
+    el.dataset.id = r.id; el.dataset.state = r.state; el.dataset.group = r.group; el.dataset.host = r.host || 'local';
+    el.toggleAttribute('data-unreachable', !!r.unreachable);
     for (const f of el.querySelectorAll('[data-f]')) f.textContent = fields[f.dataset.f](r);
     el.querySelector('[data-f=for]').dataset.since = r.since;
     el.querySelector('a.name').href = '/agents/' + encodeURIComponent(r.id);

@@ -449,6 +449,26 @@ func (v *View) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// UnmarshalJSON reads a Detail as MarshalJSON wrote it (another host's show): the
+// record's fields and the detail's own.
+func (d *Detail) UnmarshalJSON(data []byte) error {
+	d.Record = &Record{}
+	if err := json.Unmarshal(data, d.Record); err != nil {
+		return err
+	}
+	var own struct {
+		Activity Status      `json:"activity"`
+		Resume   *ResumePlan `json:"resume_plan"`
+		Attach   string      `json:"attach"`
+		Restore  string      `json:"restore_command"`
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	d.Activity, d.Resume, d.Attach, d.Restore = own.Activity, own.Resume, own.Attach, own.Restore
+	return nil
+}
+
 // List reconciles every agent with tmux (one call) and returns them.
 func (a *Agents) List() ([]View, []error) {
 	records, problems := a.Store.List()

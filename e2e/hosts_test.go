@@ -275,6 +275,15 @@ func TestRemoteAgentsOnTheDashboard(t *testing.T) {
 		t.Errorf("the remote row's host label is %q", host)
 	}
 	d.shot(t, "fleet")
+	// The remote agent's page: its screen and how to attach, asked of its host.
+	d.do(t, 20*time.Second, "the remote agent's page", click(farRow+` a.name`), wait(`#screen`))
+	if screen := get(t, d, "screen", chromedp.Text(css(`#screen`))); !strings.Contains(screen, "far-ready") {
+		t.Errorf("the remote agent's screen:\n%s", screen)
+	}
+	if hint := get(t, d, "attach", chromedp.Text(css(`p.hint code`))); hint != "ctx agents open far --host build" {
+		t.Errorf("the attach hint of a remote agent: %q", hint)
+	}
+	d.do(t, 20*time.Second, "back to the list", chromedp.Navigate(d.base+"/"), wait(`#live.on`), wait(farRow))
 	d.do(t, 60*time.Second, "pause on the host from the page",
 		click(farRow+` button[data-act=pause]`), wait(`section[data-group="paused"] `+farRow))
 	if v := e.fleetAgent("far"); v.State != "paused" || claudeOf(r.User) != "" {

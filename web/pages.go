@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -114,6 +115,10 @@ type agentView struct {
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.agents.Get(r.PathValue("id"))
 	if err != nil {
+		if h, ok := s.hostOf(r.PathValue("id")); ok {
+			s.remoteAgentPage(w, r, h, r.PathValue("id"))
+			return
+		}
 		http.Error(w, "ctx serve: "+err.Error(), errorCode(err))
 		return
 	}
@@ -137,6 +142,36 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Tasks = res.PendingTasks[:min(5, len(res.PendingTasks))]
 	}
 	s.render(w, s.pages.agent, page{Title: rec.Name + " · ctx", Page: "agent", AgentID: rec.ID, Data: v})
+}
+
+// remoteAgentPage is the Agent page of an agent on another host: its detail and its
+// screen asked of the host (ctx agents show and logs there), the project's next steps
+// from this workspace (the same repository).
+func (s *Server) remoteAgentPage(w http.ResponseWriter, r *http.Request, h *hosts.Host, id string) {
+	out, err := s.opts.SSH.Run(r.Context(), *h, "agents", "show", "--host", hosts.Local, id, "--json")
+	var d agents.Detail
+	if err == nil {
+		err = json.Unmarshal(out, &d)
+	}
+	if err != nil {
+		http.Error(w, "ctx serve: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	d.Host = h.Name
+	d.Attach = "ctx agents open " + d.Name + " --host " + h.Name
+	v := agentView{Rec: d.Record, Detail: d}
+	v.Row = rowOf(agents.View{Record: d.Record, Activity: d.Activity})
+	if text, err := s.opts.SSH.Run(r.Context(), *h, "agents", "logs", "--host", hosts.Local, id); err == nil {
+		v.Screen = strings.TrimRight(lastLines(string(text), 60), "\n ")
+	}
+	if p, err := s.ws.Resolve(d.Project); err == nil {
+		res := s.ws.Load(p, loader.LoadOptions{})
+		if res.Resume != nil {
+			v.Next = res.Resume.NextAction
+		}
+		v.Tasks = res.PendingTasks[:min(5, len(res.PendingTasks))]
+	}
+	s.render(w, s.pages.agent, page{Title: d.Name + " on " + h.Name + " · ctx", Page: "agent", AgentID: d.ID, Data: v})
 }
 
 func lastLines(text string, n int) string {

@@ -3,10 +3,14 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,4 +89,87 @@ func addRecords(b *testing.B, workspace string, n int, user string) {
 			b.Fatalf("chown: %v %s", err, out)
 		}
 	}
+}
+
+// BenchmarkRemoteDashboardEvent times an agent's hook on another host (a real hook
+// process there, as its claude would run it) to the event on the dashboard's stream
+// here: the host's `ctx agents events --follow` over ssh, then ctx serve's stream.
+func BenchmarkRemoteDashboardEvent(b *testing.B) {
+	e := New(b, Options{Git: true})
+	r := e.NewRemote("build")
+	addRecords(b, r.Workspace, 1, r.User)
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace, "--no-check")
+	var agentID string
+	if out, err := exec.Command("ls", filepath.Join(r.Workspace, ".ctx/state/agents")).Output(); err == nil {
+		for _, f := range strings.Fields(string(out)) {
+			if strings.HasPrefix(f, "a-") {
+				agentID = f
+			}
+		}
+	}
+	serve := exec.Command(e.CtxDir+"/ctx", "serve", "--addr", "127.0.0.1:0")
+	serve.Dir, serve.Env = e.Workspace, e.environ(true)
+	stdout, _ := serve.StdoutPipe()
+	if err := serve.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGINT); _ = serve.Wait() })
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		b.Fatal("ctx serve printed no login URL")
+	}
+	login := sc.Text()
+	base, query, _ := strings.Cut(login, "/login?t=")
+	req, _ := http.NewRequest("GET", base+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+query)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	seen := make(chan time.Time, 64)
+	go func() {
+		rd := bufio.NewScanner(resp.Body)
+		rd.Buffer(make([]byte, 1<<20), 1<<24)
+		for rd.Scan() {
+			if line := rd.Text(); strings.HasPrefix(line, "data:") && strings.Contains(line, agentID) && strings.Contains(line, `"source":"status"`) {
+				seen <- time.Now()
+			}
+		}
+	}()
+	time.Sleep(2 * time.Second) // the host's stream is up
+	hook := func(command, event string) time.Time {
+		payload := fmt.Sprintf(`{"session_id":"s-bench","hook_event_name":%q,"cwd":%q,"tool_name":"Bash","tool_input":{"command":"ls"}}`, event, r.Workspace)
+		cmd := exec.Command("runuser", "-u", r.User, "--", "env", "PATH="+filepath.Join(r.Home, "bin")+":/usr/bin:/bin",
+			"HOME="+r.Home, agents.EnvAgentID+"="+agentID, "ctx", "system", command)
+		cmd.Dir = r.Workspace
+		cmd.Stdin = strings.NewReader(payload)
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("hook: %v %s", err, out)
+		}
+		return t0
+	}
+	var lat []time.Duration
+	for i := 0; i < b.N; i++ {
+		for _, ev := range [][2]string{{"record-action", "PostToolUse"}, {"stop", "Stop"}} {
+			t0 := hook(ev[0], ev[1])
+			select {
+			case at := <-seen:
+				lat = append(lat, at.Sub(t0))
+			case <-time.After(10 * time.Second):
+				b.Fatalf("no event for %s within 10 s", ev[1])
+			}
+			time.Sleep(200 * time.Millisecond)
+			for len(seen) > 0 {
+				<-seen
+			}
+		}
+	}
+	sorted := append([]time.Duration(nil), lat...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	p95 := sorted[min(len(sorted)-1, len(sorted)*95/100)]
+	b.ReportMetric(float64(median(lat).Milliseconds()), "ms-event-p50")
+	b.ReportMetric(float64(p95.Milliseconds()), "ms-event-p95")
+	b.Logf("remote hook → dashboard event: p50 %s, p95 %s (n=%d)", median(lat), p95, len(lat))
 }

@@ -97,10 +97,14 @@ func TestRemoteAgentStartPauseResume(t *testing.T) {
 		t.Fatalf("hosts add: exit %d\n%s\n%s", code, out, errs)
 	}
 	e.Model.Script(Say("remote-ready", 20_000))
-	if out, errs, code := e.Ctx("agents", "start", "1", "--host", "build", "--name", "far"); code != 0 {
+	out, errs, code = e.Ctx("agents", "start", "1", "--host", "build", "--name", "far")
+	if code != 0 || !strings.Contains(out, "on host build: active") || !strings.Contains(out, "attach: ctx agents open far --host build") {
 		t.Fatalf("start on build: exit %d\n%s\n%s", code, out, errs)
 	}
 	v := e.waitFleet("far", "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+	if text := e.MustCtx("agents", "show", "far", "--host", "build"); !strings.Contains(text, "on build") || !strings.Contains(text, "attach     ctx agents open far --host build") {
+		t.Errorf("show on the host, rendered here:\n%s", text)
+	}
 	if v.Host != "build" {
 		t.Errorf("the agent's host is %q, want build", v.Host)
 	}

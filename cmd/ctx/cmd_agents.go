@@ -44,7 +44,9 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 	// host, and open attaches over ssh -t.
 	for _, sub := range cmd.Commands() {
 		switch sub.Name() {
-		case "list", "open", "events": // list reads every host; open and events stream
+		case "list", "open", "events", "start", "show":
+			// list reads every host; open and events stream; start and show ask the
+			// host for JSON and render it here.
 			continue
 		}
 		local := sub.RunE

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -33,15 +34,36 @@ func newAgentsShowCmd(app *App) *cobra.Command {
 }
 
 func runAgentsShow(o *agentsShowOptions) error {
-	a, rec, err := o.one(o.Agent)
-	if err != nil {
+	var out agents.Detail
+	if h, err := o.onHost(); err != nil {
 		return err
+	} else if h != nil {
+		// Asked of the host, rendered here: its attach command is this machine's.
+		got, err := o.runOn(h, "agents", "show", o.Agent, "--json")
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(got, &out); err != nil {
+			return fmt.Errorf("host %s: not an agent: %w", h.Name, err)
+		}
+		out.Host = h.Name
+		out.Attach = cmdLine([]string{"ctx", "agents", "open", out.Name, "--host", h.Name})
+	} else {
+		a, rec, err := o.one(o.Agent)
+		if err != nil {
+			return err
+		}
+		out = a.Detail(rec)
 	}
-	out := a.Detail(rec)
 	if o.JSON {
 		return o.writeJSON(out)
 	}
-	fmt.Fprintf(o.Out, "%s  %s  project %s  %s since %s\n", rec.ID, rec.Name, rec.Project, rec.State, rec.StateSince.Local().Format(time.DateTime))
+	rec := out.Record
+	host := ""
+	if rec.Host != "" && rec.Host != agents.LocalHost {
+		host = "  on " + rec.Host
+	}
+	fmt.Fprintf(o.Out, "%s  %s  project %s  %s since %s%s\n", rec.ID, rec.Name, rec.Project, rec.State, rec.StateSince.Local().Format(time.DateTime), host)
 	fmt.Fprintf(o.Out, "  folder     %s\n  session    %s\n", rec.Cwd, rec.Claude.SessionID)
 	if rec.Attention != "" {
 		fmt.Fprintf(o.Out, "  attention  %s\n", rec.Attention)
@@ -76,7 +98,9 @@ func runAgentsShow(o *agentsShowOptions) error {
 			fmt.Fprintf(o.Out, "    %s\n", l)
 		}
 	}
-	fmt.Fprintf(o.Out, "  attach     %s\n", out.Attach)
+	if rec.State.Running() {
+		fmt.Fprintf(o.Out, "  attach     %s\n", out.Attach)
+	}
 	return nil
 }
 

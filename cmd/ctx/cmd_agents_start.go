@@ -1,16 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/hosts"
 )
 
 type agentsStartOptions struct {
 	agentsApp
+	cmd      *cobra.Command
 	Project  string
 	Name     string
 	Cwd      string
@@ -36,7 +39,7 @@ func newAgentsStartCmd(app *App) *cobra.Command {
   ctx agents start 1 --handoff compact   # let Claude Code compact instead of handing off`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Project = args[0]
+			o.Project, o.cmd = args[0], c
 			return runAgentsStart(o)
 		},
 	}
@@ -56,6 +59,11 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 }
 
 func runAgentsStart(o *agentsStartOptions) error {
+	if h, err := o.onHost(); err != nil {
+		return err
+	} else if h != nil {
+		return o.startOn(h)
+	}
 	a, err := o.open()
 	if err != nil {
 		return err
@@ -80,7 +88,33 @@ func runAgentsStart(o *agentsStartOptions) error {
 	if o.JSON {
 		return errors.Join(o.writeJSON(rec), err)
 	}
-	fmt.Fprintf(o.Out, "started %s (%s) on %s: %s\n", rec.ID, rec.Name, rec.Project, rec.State)
-	fmt.Fprintf(o.Out, "  attach: ctx agents open %s\n", rec.Name)
+	o.reportStart(rec, "")
+	return err
+}
+
+// reportStart prints a started agent: on which project, its state, how to attach.
+func (o *agentsStartOptions) reportStart(rec *agents.Record, host string) {
+	where, attach := "", []string{"ctx", "agents", "open", rec.Name}
+	if host != "" {
+		where, attach = " on host "+host, append(attach, "--host", host)
+	}
+	fmt.Fprintf(o.Out, "started %s (%s) on %s%s: %s\n", rec.ID, rec.Name, rec.Project, where, rec.State)
+	fmt.Fprintf(o.Out, "  attach: %s\n", cmdLine(attach))
+}
+
+// startOn starts the agent on h (the same flags there) and renders the record here.
+func (o *agentsStartOptions) startOn(h *hosts.Host) error {
+	words := forwardedArgs(o.cmd, []string{o.Project})
+	words = append(words[:2:2], append([]string{"--json"}, words[2:]...)...)
+	got, err := o.runOn(h, words...)
+	var rec agents.Record
+	if jerr := json.Unmarshal(got, &rec); jerr != nil || rec.ID == "" {
+		return errors.Join(err, fmt.Errorf("host %s: no agent in the answer", h.Name))
+	}
+	rec.Host = h.Name
+	if o.JSON {
+		return errors.Join(o.writeJSON(&rec), err)
+	}
+	o.reportStart(&rec, h.Name)
 	return err
 }

@@ -120,10 +120,10 @@ func (t Tmux) Respawn(name, dir string, env map[string]string, argv []string) er
 }
 
 // scope is the systemd-run command the server is started behind: on a machine where
-// systemd runs and ctx's server is not up yet. A plain tmux server is a child of the
-// login that starts it, and logind ends it with the login where KillUserProcesses is
-// on; in a scope of the user's manager it stays, as long as the user lingers (ctx
-// hosts check says whether).
+// systemd runs, the user lingers and ctx's server is not up yet. A plain tmux server
+// is a child of the login that starts it, and logind ends it with the login where
+// KillUserProcesses is on; in a scope of a lingering user's manager it stays (ctx
+// hosts check says whether the user lingers).
 func (t Tmux) scope() []string {
 	dir := t.SystemdDir
 	if dir == "" {
@@ -133,6 +133,14 @@ func (t Tmux) scope() []string {
 		return nil
 	}
 	if _, err := exec.LookPath("systemd-run"); err != nil {
+		return nil
+	}
+	// The user's manager, and every scope of it, ends soon after the last login
+	// unless the user lingers; a server in the login's own scope outlives it where
+	// KillUserProcesses is off (the default of most distributions). Only with
+	// lingering is the manager's scope the safer home.
+	out, err := exec.Command("loginctl", "show-user", strconv.Itoa(os.Getuid()), "-p", "Linger", "--value").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "yes" {
 		return nil
 	}
 	if _, err := t.run("list-sessions"); err == nil {

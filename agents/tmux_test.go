@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// Where systemd runs, ctx's tmux server starts in a scope of the user's manager
-// (systemd-run --user --scope), so it outlives the login that started it; a second
+// Where systemd runs and the user lingers, ctx's tmux server starts in a scope of the
+// user's manager (systemd-run --user --scope), so it outlives the login that started
+// it; without lingering it does not (the manager ends with the last login); a second
 // session joins the running server without; a systemd-run that fails (no user manager)
 // leaves a plain server. A stand-in systemd-run records how it was called and runs
 // the rest, as the real one does in a scope.
@@ -21,9 +22,14 @@ func TestServerStartsInASystemdScope(t *testing.T) {
 		}
 		t.Skip("tmux not installed")
 	}
-	for _, works := range []bool{true, false} {
-		t.Run(fmt.Sprint("systemd-run works: ", works), func(t *testing.T) {
-			dir := t.TempDir()
+	for _, c := range []struct{ works, lingers bool }{{true, true}, {false, true}, {true, false}} {
+		works := c.works
+		t.Run(fmt.Sprintf("works=%v,lingers=%v", c.works, c.lingers), func(t *testing.T) {
+			dir, err := os.MkdirTemp("", "tx") // short: the server's socket is in it
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
 			log := filepath.Join(dir, "systemd-run.log")
 			body := fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %s\n", log)
 			if works {
@@ -34,6 +40,10 @@ func TestServerStartsInASystemdScope(t *testing.T) {
 			bin := filepath.Join(dir, "bin")
 			_ = os.MkdirAll(bin, 0o755)
 			if err := os.WriteFile(filepath.Join(bin, "systemd-run"), []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			linger := map[bool]string{true: "yes", false: "no"}[c.lingers]
+			if err := os.WriteFile(filepath.Join(bin, "loginctl"), []byte("#!/bin/sh\necho "+linger+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -52,7 +62,10 @@ func TestServerStartsInASystemdScope(t *testing.T) {
 				t.Fatalf("sessions %v, %v", panes, err)
 			}
 			calls, _ := os.ReadFile(log)
-			if n := strings.Count(string(calls), "\n"); n != 1 || !strings.HasPrefix(string(calls), "--user --scope") {
+			switch n := strings.Count(string(calls), "\n"); {
+			case !c.lingers && n != 0:
+				t.Errorf("systemd-run called %d times for a user who does not linger: %q", n, calls)
+			case c.lingers && (n != 1 || !strings.HasPrefix(string(calls), "--user --scope")):
 				t.Errorf("systemd-run called %d times: %q; want once, for the server's first session", n, calls)
 			}
 		})

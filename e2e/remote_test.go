@@ -118,7 +118,7 @@ func (e *Env) NewRemote(alias string) *Remote {
 	// needs: ctx on the PATH, the stand-in model.
 	r.Port = freePort(t)
 	env := []string{
-		"PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + bin + ":" + filepath.Join(r.Home, ".local/bin") + ":/usr/local/bin:/usr/bin:/bin",
 		"CTX_CLAUDE=" + claudeShared,
 		"ANTHROPIC_BASE_URL=" + e.Model.URL,
 		"ANTHROPIC_API_KEY=" + apiKey,

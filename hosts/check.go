@@ -39,6 +39,7 @@ const probe = `ws=$1; ctx=$2
 printf 'os\t%s\n' "$(uname -sm 2>/dev/null)"
 printf 'home\t%s\n' "$HOME"
 printf 'ctx\t%s\n' "$("$ctx" --version 2>/dev/null | head -n 1)"
+printf 'pathctx\t%s\n' "$(command -v ctx 2>/dev/null)"
 printf 'claude\t%s\n' "$("${CTX_CLAUDE:-claude}" --version 2>/dev/null | head -n 1)"
 printf 'tmux\t%s\n' "$(tmux -V 2>/dev/null)"
 printf 'git\t%s\n' "$(git --version 2>/dev/null)"
@@ -99,6 +100,10 @@ func (c *Client) Check(ctx context.Context, h Host, localRoot, version string) R
 		if tool.version == "" {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s not found (%s)", tool.name, tool.fix))
 		}
+	}
+	if r.Ctx != "" && facts["pathctx"] == "" {
+		// The agents' hooks run `ctx` from the PATH claude has there.
+		r.Problems = append(r.Problems, fmt.Sprintf("ctx is at %s there but not on the PATH of a non-interactive login, where the agents' hooks look for it: put its folder on that PATH (e.g. in ~/.profile, or PermitUserEnvironment and ~/.ssh/environment)", h.CtxCommand()))
 	}
 	if r.Ctx != "" && version != "" && !strings.Contains(r.Ctx, version) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("ctx there is %q, here %q: install the same version on both", r.Ctx, version))

@@ -109,10 +109,20 @@ func fakeSSH(t *testing.T, script string) *Client {
 
 func TestRunOutcomes(t *testing.T) {
 	h := Host{Name: "build", Destination: "build", Workspace: "/home/me/my ws"}
-	c := fakeSSH(t, `for last; do :; done; printf '%s' "$last"`)
+	// What the login shell there is given (the last two words), then what sh reads.
+	c := fakeSSH(t, `shift $(($# - 2)); printf '%s|' "$@"; cat`)
 	out, err := c.Run(context.Background(), h, "agents", "list", "--json")
-	if err != nil || string(out) != `ctx --workspace '/home/me/my ws' agents list --json` {
-		t.Errorf("the remote command line: %q, %v", out, err)
+	if err != nil || string(out) != "sh|-s|exec ctx --workspace '/home/me/my ws' agents list --json\n" {
+		t.Errorf("the remote command: %q, %v", out, err)
+	}
+	// A word of a fish or csh user's text never reaches their shell: sh reads it.
+	c = fakeSSH(t, `shift $(($# - 2)); "$@"`)
+	evil := `x\'; touch /tmp/pwned-by-quote #`
+	if out, err := c.Run(context.Background(), Host{Name: "b", Destination: "b", Workspace: "/w", Ctx: "/bin/echo"}, evil); err != nil || string(out) != "--workspace /w "+evil+"\n" {
+		t.Errorf("through sh -s: %q, %v", out, err)
+	}
+	if scpTarget("ssh://me@h:2222", "/x") != "scp://me@h:2222/x" || scpTarget("me@h", "/x") != "me@h:/x" {
+		t.Errorf("scp targets: %s %s", scpTarget("ssh://me@h:2222", "/x"), scpTarget("me@h", "/x"))
 	}
 	var un *UnreachableError
 	var re *RemoteError

@@ -78,13 +78,24 @@ func (c *Client) options() []string {
 
 // Command is the ssh command that runs words on h (quoted for its shell); tty asks
 // for a terminal (an interactive attach).
+//
+// ssh hands its command to the account's login shell there, which need not be a POSIX
+// shell (fish reads quotes its own way). So the command ssh is given is only `sh -s`,
+// the same in every shell, and the quoted command line reaches that sh on its standard
+// input. A terminal (tty) needs the input for the person: there the line is given to
+// the login shell, which must then be POSIX (docs/hosts.md).
 func (c *Client) Command(ctx context.Context, h Host, tty bool, words ...string) *exec.Cmd {
 	args := c.options()
+	line := shquote.Join(words)
 	if tty {
-		args = append(args, "-t")
+		args = append(args, "-t", "--", h.Destination, line)
+	} else {
+		args = append(args, "--", h.Destination, "sh", "-s")
 	}
-	args = append(args, "--", h.Destination, shquote.Join(words))
 	cmd := exec.CommandContext(ctx, c.SSH, args...)
+	if !tty {
+		cmd.Stdin = strings.NewReader("exec " + line + "\n")
+	}
 	cmd.Env = c.Env
 	// A master connection that lingers may hold the output open: after ssh ends, its
 	// output is complete.
@@ -185,8 +196,8 @@ func (c *Client) Install(ctx context.Context, h Host, local, home string) (strin
 // scpTarget is dest:path in scp's form: ssh://user@host:port/path for a URL
 // destination, else [user@]host:path.
 func scpTarget(dest, path string) string {
-	if strings.HasPrefix(dest, "ssh://") {
-		return dest + path
+	if rest, ok := strings.CutPrefix(dest, "ssh://"); ok {
+		return "scp://" + rest + path // scp reads scp:// URIs, and "ssh://" as a host named ssh
 	}
 	return dest + ":" + path
 }

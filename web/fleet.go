@@ -36,13 +36,34 @@ type hostFeed struct {
 const (
 	followBackoff    = time.Second
 	followBackoffMax = 30 * time.Second
+	// followSilence: three heartbeats missed (ctx agents events writes one every 5 s).
+	followSilence = 15 * time.Second
 )
 
 // follow streams h's agents until ctx ends.
 func (s *Server) follow(ctx context.Context, h hosts.Host) {
 	backoff := followBackoff
 	for ctx.Err() == nil {
-		cmd := s.opts.SSH.Command(ctx, h, false, hosts.CtxWords(h, "agents", "events", "--follow", "--json", "--host", hosts.Local)...)
+		// One connection: ended by the server, or when the host falls silent (no line,
+		// not even the heartbeat, for followSilence).
+		conn, cancel := context.WithCancel(ctx)
+		heard := make(chan struct{}, 1)
+		go func() {
+			t := time.NewTimer(followSilence)
+			defer t.Stop()
+			for {
+				select {
+				case <-conn.Done():
+					return
+				case <-heard:
+					t.Reset(followSilence)
+				case <-t.C:
+					cancel()
+					return
+				}
+			}
+		}()
+		cmd := s.opts.SSH.Command(conn, h, false, hosts.CtxWords(h, "agents", "events", "--follow", "--json", "--host", hosts.Local)...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		stdout, err := cmd.StdoutPipe()
@@ -53,6 +74,10 @@ func (s *Server) follow(ctx context.Context, h hosts.Host) {
 			sc := bufio.NewScanner(stdout)
 			sc.Buffer(make([]byte, 64<<10), 16<<20)
 			for sc.Scan() {
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
 				var line struct {
 					Agents []agents.View `json:"agents"`
 				}
@@ -66,8 +91,10 @@ func (s *Server) follow(ctx context.Context, h hosts.Host) {
 				s.pokeWatch()
 				backoff = followBackoff
 			}
+			cancel() // a line too long, a read error: this connection is done
 			err = cmd.Wait()
 		}
+		cancel()
 		why := strings.TrimSpace(errb.String())
 		if i := strings.LastIndexByte(why, '\n'); i >= 0 {
 			why = why[i+1:]

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/hosts"
+	"github.com/ctxtools/ctx/internal/shquote"
 	"github.com/ctxtools/ctx/loader"
 )
 
@@ -158,7 +159,7 @@ func (s *Server) remoteAgentPage(w http.ResponseWriter, r *http.Request, h *host
 		return
 	}
 	d.Host = h.Name
-	d.Attach = "ctx agents open " + d.Name + " --host " + h.Name
+	d.Attach = shquote.Join([]string{"ctx", "agents", "open", d.Name, "--host", h.Name})
 	v := agentView{Rec: d.Record, Detail: d}
 	v.Row = rowOf(agents.View{Record: d.Record, Activity: d.Activity})
 	if text, err := s.opts.SSH.Run(r.Context(), *h, "agents", "logs", "--host", hosts.Local, id); err == nil {

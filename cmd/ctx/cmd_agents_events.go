@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,10 @@ type agentsEventsOptions struct {
 const (
 	eventsPoll = 100 * time.Millisecond
 	eventsFull = 2 * time.Second
+	// EventsHeartbeat: a line at least this often, changed or not, so the reader can
+	// tell a silent stream from a quiet one, and this process learns within it that
+	// its reader went away.
+	eventsHeartbeat = 5 * time.Second
 )
 
 func newAgentsEventsCmd(app *App) *cobra.Command {
@@ -36,8 +41,8 @@ func newAgentsEventsCmd(app *App) *cobra.Command {
 		Long: `Print this machine's agents as one JSON line, {"host", "at", "agents"}, the
 agents as ctx agents list --json gives them. With --follow, print a line again
 whenever an agent changes (its record or the activity its hooks report: looked
-for every 100 ms) and every 2 s when memory or liveness moved, until the reader
-goes away. ctx serve follows every host's agents this way, over one ssh
+for every 100 ms), every 2 s when memory or liveness moved, and at least every
+5 s in any case, until the reader goes away. ctx serve follows every host's agents this way, over one ssh
 connection each.`,
 		Example: "  ctx agents events --json\n  ctx agents events --follow --json | head -3",
 		Args:    usageArgs(cobra.NoArgs),
@@ -62,8 +67,12 @@ func runAgentsEvents(o *agentsEventsOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.AgentsHost != "" && o.AgentsHost != agents.LocalHost {
+		return inputError(fmt.Errorf("agents events: this machine's only (--host local); ctx serve follows the other hosts"))
+	}
 	var last []byte
-	emit := func() error {
+	lastLine := time.Now()
+	emit := func(always bool) error {
 		views, _ := a.List()
 		if views == nil {
 			views = []agents.View{}
@@ -72,10 +81,10 @@ func runAgentsEvents(o *agentsEventsOptions) error {
 		if err != nil {
 			return err
 		}
-		if bytes.Equal(body, last) {
+		if bytes.Equal(body, last) && !always {
 			return nil
 		}
-		last = body
+		last, lastLine = body, time.Now()
 		line, err := json.Marshal(eventsLine{Host: agents.LocalHost, At: o.Now().UTC(), Agents: views})
 		if err != nil {
 			return err
@@ -88,7 +97,7 @@ func runAgentsEvents(o *agentsEventsOptions) error {
 		}
 		return nil
 	}
-	if err := emit(); err != nil || !o.Follow {
+	if err := emit(true); err != nil || !o.Follow {
 		return err
 	}
 	stamp := agentFilesStamp(a.Store.Dir)
@@ -96,11 +105,12 @@ func runAgentsEvents(o *agentsEventsOptions) error {
 	for {
 		time.Sleep(eventsPoll)
 		now := agentFilesStamp(a.Store.Dir)
-		if now == stamp && time.Since(lastFull) < eventsFull {
+		beat := time.Since(lastLine) >= eventsHeartbeat
+		if now == stamp && time.Since(lastFull) < eventsFull && !beat {
 			continue
 		}
 		stamp, lastFull = now, time.Now()
-		if err := emit(); err != nil {
+		if err := emit(beat); err != nil {
 			if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
 				return nil // the reader went away
 			}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,6 +26,10 @@ import (
 
 // hostParallel bounds the ssh connections a command over several hosts opens at once.
 const hostParallel = 4
+
+// opTimeout bounds an operation run on a host once connected (a listing has
+// hosts.DefaultTimeout).
+const opTimeout = 30 * time.Minute
 
 // onHost returns the host the command names with --host; nil for this machine.
 func (o agentsApp) onHost() (*hosts.Host, error) {
@@ -85,6 +90,14 @@ func (o agentsApp) runOn(h *hosts.Host, args ...string) ([]byte, error) {
 	client, err := o.sshClient()
 	if err != nil {
 		return nil, err
+	}
+	if len(args) > 1 {
+		switch args[1] {
+		case "pause", "resume", "start", "handoff", "rm", "send":
+			// An operation may wait for a turn to end (--wait, 30 s by default) and
+			// start or pause several agents: ServerAlive ends a connection that dies.
+			client.Timeout = opTimeout
+		}
 	}
 	// `agents VERB --host local …`: before any "--", so it stays a flag.
 	words := append([]string{}, args[:min(2, len(args))]...)

@@ -209,6 +209,8 @@ type StartOptions struct {
 	// Handoff is the agent's handoff policy (fresh or compact); "" follows the
 	// workspace's agents.handoff.
 	Handoff string
+	// Moves is where a moved agent came from (ctx agents move).
+	Moves []Move
 	// Worktree starts the agent on this branch in a worktree of its own (worktree.go),
 	// made from From (default HEAD) when the branch does not exist.
 	Worktree, From string
@@ -274,7 +276,7 @@ func (a *Agents) Start(o StartOptions) (*Record, error) {
 		Claude: Claude{Binary: bin, SessionID: NewSessionID(), PreviousSessionIDs: []string{},
 			PermissionMode: o.PermissionMode, Model: o.Model, AutoApprove: o.AutoApprove},
 		Host: LocalHost, Tmux: TmuxInfo{Kind: "tmux", Socket: a.Tmux.Socket, Session: "ctx-" + id},
-		State: Starting, StateSince: now, CreatedAt: now, Handoff: o.Handoff,
+		State: Starting, StateSince: now, CreatedAt: now, Handoff: o.Handoff, Moves: o.Moves,
 	}
 	rec.Chain = []Link{{SessionID: rec.Claude.SessionID, Reason: ReasonStart, StartedAt: now}}
 	if err := a.Store.Create(rec); err != nil {
@@ -340,6 +342,18 @@ func (a *Agents) confirm(id string, since time.Time) (*Record, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// SetMoving marks a paused agent as moving to host ("" clears the mark): it does not
+// resume here until the move is done or cancelled.
+func (a *Agents) SetMoving(rec *Record, host string) (*Record, error) {
+	return a.Store.Update(rec.ID, func(r *Record) error {
+		if host != "" && (r.State != Paused || r.Op != nil) {
+			return &StateError{From: r.State, Event: "move"}
+		}
+		r.MovingTo = host
+		return nil
+	})
 }
 
 // ready says whether an operation that ev starts may begin on rec now: none in

@@ -60,7 +60,12 @@ type Record struct {
 	// full its context was when it handed off.
 	Chain []Link `json:"chain,omitempty"`
 	// Attention says what a person should look at: a handoff that did not take.
-	Attention string    `json:"attention,omitempty"`
+	Attention string `json:"attention,omitempty"`
+	// MovingTo names the host a move (`ctx agents move`) takes the agent to while it
+	// is under way: the agent does not resume here meanwhile.
+	MovingTo string `json:"moving_to,omitempty"`
+	// Moves are the hosts the agent came from, oldest first.
+	Moves     []Move    `json:"moves,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	LastError string    `json:"last_error"`
@@ -74,6 +79,14 @@ type Claude struct {
 	PermissionMode     string   `json:"permission_mode,omitempty"`
 	Model              string   `json:"model,omitempty"`
 	AutoApprove        bool     `json:"auto_approve,omitempty"`
+}
+
+// Move is one move of an agent from a host to another (ctx agents move).
+type Move struct {
+	From   string    `json:"from"`    // the host it left
+	FromID string    `json:"from_id"` // its id there
+	To     string    `json:"to"`
+	At     time.Time `json:"at"`
 }
 
 // LocalHost is this machine's name in a record and in every listing.

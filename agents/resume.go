@@ -76,6 +76,10 @@ func (a *Agents) Resume(rec *Record, o ResumeOptions) (*Record, *ResumePlan, err
 		// A resume retried after it completed answers as it did the first time.
 		return rec, &ResumePlan{Transcript: a.transcriptPath(rec)}, nil
 	}
+	if rec.MovingTo != "" {
+		return nil, nil, &NotNowError{Msg: fmt.Sprintf("agent %s is moving to host %s: finish with `ctx agents move %s --to %s`, or cancel with `ctx agents move %s --cancel`",
+			rec.Name, rec.MovingTo, rec.Name, rec.MovingTo, rec.Name)}
+	}
 	if err := ready(rec, EvResume); err != nil {
 		return nil, nil, err
 	}

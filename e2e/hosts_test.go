@@ -298,3 +298,110 @@ func TestRemoteAgentsOnTheDashboard(t *testing.T) {
 	d.do(t, 30*time.Second, "the host unreachable", wait(farRow+`[data-unreachable]`))
 	d.shot(t, "fleet-unreachable")
 }
+
+// An agent on its own branch moves to another machine and back, its work with it: the
+// file it wrote is in its worktree there, it runs there (and nowhere else), the
+// branch and checkpoint stay where it left; then back here. An agent working in the
+// checkout itself is refused, with the command that gives it a branch.
+func TestRemoteAgentMovesThereAndBack(t *testing.T) {
+	e := New(t, Options{Git: true})
+	e.seedClaudeJSON()
+	r := e.NewRemote("build")
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace)
+	wt := filepath.Join(e.Workspace, ".ctx", "worktrees", "mover")
+	e.Model.Script(Call(20_000, Write(filepath.Join(wt, "moved-work.md"), "work in progress\n")), Say("mover-ready", 21_000))
+	e.MustCtx("agents", "start", "1", "--name", "mover", "--worktree", "ctx/mover", "--auto-approve", "--permission-mode", "default")
+	e.waitFleet("mover", "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+
+	out, errs, code := e.Ctx("agents", "move", "mover", "--to", "build")
+	if code != 0 || !strings.Contains(out, "moved mover from local to build") {
+		t.Fatalf("move to build: exit %d\n%s\n%s", code, out, errs)
+	}
+	there := e.waitFleet("mover", "running on build", func(v remoteView) bool { return v.Host == "build" && v.State == "active" })
+	vs, _, _ := e.fleet()
+	for _, v := range vs {
+		if v.Name == "mover" && v.Host != "build" {
+			t.Errorf("the agent is also on %s (%s)", v.Host, v.State)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Workspace, ".ctx", "worktrees", "mover", "moved-work.md")); err != nil || string(b) != "work in progress\n" {
+		t.Errorf("the work did not travel: %q %v", b, err)
+	}
+	if e.Git("branch", "--list", "ctx/mover") == "" || e.Git("for-each-ref", "refs/ctx/agents/") == "" {
+		t.Errorf("the branch or the checkpoint is gone here")
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("the clean worktree here was kept: %v", err)
+	}
+	if text := e.MustCtx("agents", "show", "mover", "--host", "build", "--json"); !strings.Contains(text, `"from":"local"`) {
+		t.Errorf("the record there does not say where it came from:\n%.600s", text)
+	}
+
+	out, errs, code = e.Ctx("agents", "move", "mover", "--host", "build", "--to", "local")
+	if code != 0 || !strings.Contains(out, "moved mover from build to local") {
+		t.Fatalf("move back: exit %d\n%s\n%s", code, out, errs)
+	}
+	back := e.waitFleet("mover", "running here", func(v remoteView) bool { return v.Host == "local" && v.State == "active" })
+	if back.ID == there.ID {
+		t.Errorf("the same record on both machines")
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, "moved-work.md")); err != nil || string(b) != "work in progress\n" {
+		t.Errorf("the work did not come back: %q %v", b, err)
+	}
+	if left := claudeOf(r.User); left != "" {
+		t.Errorf("claude still runs there:\n%s", left)
+	}
+
+	e.Model.Script(Say("plain-ready", 20_000))
+	e.MustCtx("agents", "start", "1", "--name", "plain")
+	if _, errs, code := e.Ctx("agents", "move", "plain", "--to", "build"); code != 2 || !strings.Contains(errs, "--worktree") {
+		t.Errorf("moving an agent without a branch of its own: exit %d, %q; want 2", code, errs)
+	}
+}
+
+// A move killed at each step: the agent runs or resumes on one machine only (marked
+// as moving, it does not resume where it was), and the same move run again finishes.
+func TestRemoteMoveKilledAtEachStep(t *testing.T) {
+	e := New(t, Options{Git: true})
+	e.seedClaudeJSON()
+	r := e.NewRemote("build")
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace)
+	for _, step := range []string{"marked", "refs", "started"} {
+		t.Run(step, func(t *testing.T) {
+			name := "mv-" + step
+			e.Model.Script(Say(name+"-ready", 20_000))
+			e.MustCtx("agents", "start", "1", "--name", name, "--worktree", "ctx/"+name)
+			e.waitFleet(name, "a first turn", func(v remoteView) bool { return v.State == "active" && v.Activity.Event == "Stop" })
+			e.Vars["CTX_TEST_CRASH_AT"] = "move:" + step
+			if _, _, code := e.Ctx("agents", "move", name, "--to", "build"); code == 0 {
+				t.Fatalf("the injected crash did not happen")
+			}
+			delete(e.Vars, "CTX_TEST_CRASH_AT")
+			// Where it was, it is marked: it does not resume there.
+			if _, errs, code := e.Ctx("agents", "resume", name); code != 3 || !strings.Contains(errs, "moving to host build") {
+				t.Errorf("resume where it was during the move: exit %d, %q; want 3", code, errs)
+			}
+			running := 0
+			vs, _, _ := e.fleet()
+			for _, v := range vs {
+				if v.Name == name && v.State == "active" {
+					running++
+				}
+			}
+			if running > 1 {
+				t.Errorf("the agent runs on %d machines", running)
+			}
+			if out, errs, code := e.Ctx("agents", "move", name, "--to", "build"); code != 0 {
+				t.Fatalf("the move run again: exit %d\n%s\n%s", code, out, errs)
+			}
+			v := e.waitFleet(name, "running on build", func(v remoteView) bool { return v.Host == "build" && v.State == "active" })
+			vs, _, _ = e.fleet()
+			for _, w := range vs {
+				if w.Name == name && w.Host != "build" {
+					t.Errorf("after the move the agent is also on %s", w.Host)
+				}
+			}
+			e.MustCtx("agents", "rm", v.ID, "--host", "build", "--force")
+		})
+	}
+}

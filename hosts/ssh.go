@@ -76,6 +76,20 @@ func (c *Client) options() []string {
 	}
 }
 
+// SSHCommand is ssh with this client's options, for a program that runs ssh itself
+// (git's GIT_SSH_COMMAND).
+func (c *Client) SSHCommand() []string {
+	return append([]string{c.SSH}, c.options()...)
+}
+
+// GitURL is the repository at path on h, as git addresses it over ssh.
+func GitURL(h Host, path string) string {
+	if strings.HasPrefix(h.Destination, "ssh://") {
+		return h.Destination + path
+	}
+	return h.Destination + ":" + path
+}
+
 // Command is the ssh command that runs words on h (quoted for its shell); tty asks
 // for a terminal (an interactive attach).
 //

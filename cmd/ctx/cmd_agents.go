@@ -37,16 +37,16 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 		newAgentsStartCmd(app), newAgentsListCmd(app), newAgentsShowCmd(app),
 		newAgentsPauseCmd(app), newAgentsResumeCmd(app), newAgentsOpenCmd(app),
 		newAgentsSendCmd(app), newAgentsLogsCmd(app), newAgentsRmCmd(app), newAgentsHandoffCmd(app),
-		newAgentsEventsCmd(app),
+		newAgentsEventsCmd(app), newAgentsMoveCmd(app), newAgentsMarkMovingCmd(app),
 	)
 	addHostFlag(cmd, app)
 	// With --host, a command runs on that host (cmd_agents_hosts.go); list reads every
 	// host, and open attaches over ssh -t.
 	for _, sub := range cmd.Commands() {
 		switch sub.Name() {
-		case "list", "open", "events", "start", "show":
+		case "list", "open", "events", "start", "show", "move":
 			// list reads every host; open and events stream; start and show ask the
-			// host for JSON and render it here.
+			// host for JSON and render it here; move works on two hosts.
 			continue
 		}
 		local := sub.RunE

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +27,9 @@ type agentsStartOptions struct {
 	Auto     bool
 	NoWait   bool
 	Handoff  string
-	JSON     bool
+	// MovedFrom is "HOST:ID": ctx agents move starts the agent where it moved.
+	MovedFrom string
+	JSON      bool
 }
 
 func newAgentsStartCmd(app *App) *cobra.Command {
@@ -53,6 +57,8 @@ func newAgentsStartCmd(app *App) *cobra.Command {
 	f.StringVar(&o.Model, "model", "", "claude's --model")
 	f.BoolVar(&o.Auto, "auto-approve", false, "let ctx's guard answer permission requests (see docs/guard.md)")
 	f.StringVar(&o.Handoff, "handoff", "", "at the auto-save threshold: fresh hands off to a new session, compact lets Claude Code compact (default: agents.handoff in .ctx/config.yaml, else fresh)")
+	f.StringVar(&o.MovedFrom, "moved-from", "", "HOST:ID of the agent this one continues (ctx agents move)")
+	_ = f.MarkHidden("moved-from")
 	f.BoolVar(&o.NoWait, "no-wait", false, "return once claude is launched, without waiting for its session to start")
 	f.BoolVar(&o.JSON, "json", false, "print the agent as JSON")
 	return cmd
@@ -78,7 +84,7 @@ func runAgentsStart(o *agentsStartOptions) error {
 		return err
 	}
 	rec, err := a.Start(agents.StartOptions{Project: p, Name: o.Name, Cwd: o.Cwd, Prompt: o.Prompt,
-		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Handoff: o.Handoff, Worktree: o.Worktree, From: o.From})
+		PermissionMode: o.Mode, Model: o.Model, AutoApprove: o.Auto, NoWait: o.NoWait, Handoff: o.Handoff, Moves: movedFrom(o.MovedFrom, o.Now()), Worktree: o.Worktree, From: o.From})
 	if rec == nil {
 		return err
 	}
@@ -117,4 +123,13 @@ func (o *agentsStartOptions) startOn(h *hosts.Host) error {
 	}
 	o.reportStart(&rec, h.Name)
 	return err
+}
+
+// movedFrom is the move a --moved-from HOST:ID names ("" for none).
+func movedFrom(v string, now time.Time) []agents.Move {
+	host, id, ok := strings.Cut(v, ":")
+	if !ok || host == "" || id == "" {
+		return nil
+	}
+	return []agents.Move{{From: host, FromID: id, To: agents.LocalHost, At: now.UTC()}}
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -172,4 +173,31 @@ func BenchmarkRemoteDashboardEvent(b *testing.B) {
 	b.ReportMetric(float64(median(lat).Milliseconds()), "ms-event-p50")
 	b.ReportMetric(float64(p95.Milliseconds()), "ms-event-p95")
 	b.Logf("remote hook → dashboard event: p50 %s, p95 %s (n=%d)", median(lat), p95, len(lat))
+}
+
+// BenchmarkRemoteMove times `ctx agents move` of an idle agent with 100 changed files
+// to another host, from the command to the agent active there.
+func BenchmarkRemoteMove(b *testing.B) {
+	e := New(b, Options{Git: true})
+	e.seedClaudeJSON()
+	r := e.NewRemote("build")
+	e.MustCtx("hosts", "add", "build", "--remote-workspace", r.Workspace, "--no-check")
+	var moves []time.Duration
+	for i := 0; i < b.N; i++ {
+		name := fmt.Sprintf("mover%d", i)
+		e.Model.Script(Say("ready", 20_000))
+		e.MustCtx("agents", "start", "1", "--name", name, "--worktree", "ctx/"+name)
+		wt := filepath.Join(e.Workspace, ".ctx", "worktrees", name)
+		for f := 0; f < 100; f++ {
+			if err := os.WriteFile(filepath.Join(wt, fmt.Sprintf("work-%03d.md", f)), []byte(fmt.Sprintf("change %d\n", f)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		time.Sleep(500 * time.Millisecond) // its first turn over
+		t0 := time.Now()
+		e.MustCtx("agents", "move", name, "--to", "build")
+		moves = append(moves, time.Since(t0))
+	}
+	b.ReportMetric(float64(median(moves).Milliseconds()), "ms-move-p50")
+	b.Logf("move of an agent with 100 changed files to another host, to active there: p50 %s (n=%d)", median(moves), len(moves))
 }

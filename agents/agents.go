@@ -447,36 +447,38 @@ type View struct {
 // UnmarshalJSON reads a View as MarshalJSON wrote it: the record's fields and the
 // view's own, side by side (the record's own UnmarshalJSON would take the whole object).
 func (v *View) UnmarshalJSON(data []byte) error {
-	v.Record = &Record{}
-	if err := json.Unmarshal(data, v.Record); err != nil {
-		return err
-	}
 	var own struct {
 		Activity Status `json:"activity"`
 		Attached bool   `json:"attached"`
 		RSSKB    int64  `json:"rss_kb"`
 	}
-	if err := json.Unmarshal(data, &own); err != nil {
+	if err := unmarshalBeside(data, &v.Record, &own); err != nil {
 		return err
 	}
 	v.Activity, v.Attached, v.RSSKB = own.Activity, own.Attached, own.RSSKB
 	return nil
 }
 
+// unmarshalBeside reads a type that embeds *Record: the record from the whole object,
+// and the type's own fields into own.
+func unmarshalBeside(data []byte, rec **Record, own any) error {
+	*rec = &Record{}
+	if err := json.Unmarshal(data, *rec); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, own)
+}
+
 // UnmarshalJSON reads a Detail as MarshalJSON wrote it (another host's show): the
 // record's fields and the detail's own.
 func (d *Detail) UnmarshalJSON(data []byte) error {
-	d.Record = &Record{}
-	if err := json.Unmarshal(data, d.Record); err != nil {
-		return err
-	}
 	var own struct {
 		Activity Status      `json:"activity"`
 		Resume   *ResumePlan `json:"resume_plan"`
 		Attach   string      `json:"attach"`
 		Restore  string      `json:"restore_command"`
 	}
-	if err := json.Unmarshal(data, &own); err != nil {
+	if err := unmarshalBeside(data, &d.Record, &own); err != nil {
 		return err
 	}
 	d.Activity, d.Resume, d.Attach, d.Restore = own.Activity, own.Resume, own.Attach, own.Restore

@@ -284,10 +284,11 @@ func execCtx(self string, words []string) ([]byte, error) {
 func newAgentsMarkMovingCmd(app *App) *cobra.Command {
 	var to string
 	cmd := &cobra.Command{
-		Use:    "mark-moving AGENT",
-		Short:  "Mark a paused agent as moving to a host (--to), or clear the mark",
-		Hidden: true,
-		Args:   usageArgs(cobra.ExactArgs(1)),
+		Use:     "mark-moving AGENT",
+		Short:   "Mark a paused agent as moving to a host (--to), or clear the mark",
+		Example: "  ctx agents mark-moving expiry --to build\n  ctx agents mark-moving expiry",
+		Hidden:  true,
+		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			o := agentsApp{app}
 			a, rec, err := o.one(args[0])

@@ -206,6 +206,15 @@ func TestDashboard(t *testing.T) {
 	}
 
 	d := startDashboard(t, e, chrome)
+	// A second ctx serve on the same port says where the first runs; an address that is
+	// not loopback is bad input.
+	addr := strings.TrimPrefix(d.base, "http://")
+	if _, errs, code := e.Ctx("serve", "--addr", addr); code != 3 || !strings.Contains(errs, "already running at "+d.base) {
+		t.Errorf("a second ctx serve: exit %d, %q; want 3 and where the first runs", code, errs)
+	}
+	if _, errs, code := e.Ctx("serve", "--addr", "0.0.0.0:7177"); code != 2 || !strings.Contains(errs, "loopback") {
+		t.Errorf("--addr 0.0.0.0: exit %d, %q; want 2", code, errs)
+	}
 	d.do(t, 20*time.Second, "log in", chromedp.Navigate(d.login), wait(`#live.on`))
 	if loc := get(t, d, "location", chromedp.Location()); loc != d.base+"/" {
 		t.Errorf("after login the browser is at %q, want %q (no token in the URL)", loc, d.base+"/")

@@ -36,6 +36,7 @@ func newPages() (*pages, error) {
 	funcs := template.FuncMap{
 		"ago":  func(t time.Time) string { return agents.Age(time.Since(t)) },
 		"time": func(t time.Time) string { return t.Local().Format(time.DateTime) },
+		"mb":   func(kb int64) int64 { return kb / 1024 },
 	}
 	parse := func(name string) (*template.Template, error) {
 		return template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/row.html", "assets/"+name)

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
@@ -161,12 +162,15 @@ func (s *Server) Addrs() []string {
 func (s *Server) Listen() error {
 	host, port, err := net.SplitHostPort(s.opts.Addr)
 	if err != nil {
-		return fmt.Errorf("--addr %s: %w", s.opts.Addr, err)
+		return fmt.Errorf("%w: --addr %s: %w", ErrBadAddr, s.opts.Addr, err)
 	}
 	if host != "127.0.0.1" && host != "::1" && host != "localhost" {
-		return fmt.Errorf("--addr %s: only a loopback address (127.0.0.1, ::1, localhost); another address needs --listen ADDR --allow-remote", s.opts.Addr)
+		return fmt.Errorf("%w: --addr %s: only a loopback address (127.0.0.1, ::1, localhost); another address needs --listen ADDR --allow-remote", ErrBadAddr, s.opts.Addr)
 	}
 	l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", port))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return &InUseError{Addr: net.JoinHostPort("127.0.0.1", port)}
+	}
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -266,6 +270,28 @@ func (s *Server) stopOps(ctx context.Context) {
 	case <-done:
 	case <-ctx.Done():
 	}
+}
+
+// ErrBadAddr marks an --addr that is not a loopback address and port (bad input).
+var ErrBadAddr = errors.New("bad address")
+
+// InUseError is a port something already listens on.
+type InUseError struct{ Addr string }
+
+func (e *InUseError) Error() string { return e.Addr + " is in use by another program" }
+
+// Running returns the serve.json of a ctx serve that runs (its process alive) in the
+// runtime folder dir, or nil.
+func Running(dir string) *Info {
+	var info Info
+	b, err := os.ReadFile(filepath.Join(dir, "serve.json"))
+	if err != nil || json.Unmarshal(b, &info) != nil || info.PID <= 0 {
+		return nil
+	}
+	if p, err := os.FindProcess(info.PID); err != nil || p.Signal(syscall.Signal(0)) != nil {
+		return nil
+	}
+	return &info
 }
 
 // Info is serve.json: how a script finds the running server and its token.

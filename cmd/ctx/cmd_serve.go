@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -90,6 +92,17 @@ func runServe(o *serveOptions) error {
 		return inputError(err)
 	}
 	if err := srv.Listen(); err != nil {
+		var inUse *web.InUseError
+		switch {
+		case errors.Is(err, web.ErrBadAddr):
+			return inputError(err)
+		case errors.As(err, &inUse):
+			if running := web.Running(rt.Dir); running != nil && running.Addr == inUse.Addr {
+				return &exitError{code: exitNotNow, err: fmt.Errorf("ctx serve is already running at %s (pid %d, workspace %s); its login URL is in %s",
+					running.URL, running.PID, running.Workspace, filepath.Join(rt.Dir, "serve.json"))}
+			}
+			return &exitError{code: exitNotNow, err: fmt.Errorf("%w: choose another port with --addr 127.0.0.1:PORT", err)}
+		}
 		return err
 	}
 	info, err := srv.WriteInfo(rt.Dir)

@@ -105,6 +105,10 @@ func TestRemoteAgentStartPauseResume(t *testing.T) {
 	if text := e.MustCtx("agents", "show", "far", "--host", "build"); !strings.Contains(text, "on build") || !strings.Contains(text, "attach     ctx agents open far --host build") {
 		t.Errorf("show on the host, rendered here:\n%s", text)
 	}
+	// open without a terminal prints the command that attaches over ssh -t.
+	if text := e.MustCtx("agents", "open", "far", "--host", "build"); !strings.Contains(text, " -t -- build ") || !strings.Contains(text, "agents open far --host local") {
+		t.Errorf("open on the host without a terminal:\n%s", text)
+	}
 	if v.Host != "build" {
 		t.Errorf("the agent's host is %q, want build", v.Host)
 	}

@@ -70,7 +70,7 @@ func (c *Client) Check(ctx context.Context, h Host, localRoot, version string) R
 		detail := err.Error()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			detail = cmp.Or(lastLine(string(ee.Stderr)), detail)
+			detail = cmp.Or(LastLine(string(ee.Stderr)), detail)
 		}
 		if ctx.Err() != nil {
 			detail = fmt.Sprintf("no answer within %s", c.ConnectTimeout+c.Timeout)

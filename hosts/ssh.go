@@ -159,7 +159,7 @@ func (c *Client) Run(ctx context.Context, h Host, args ...string) ([]byte, error
 	if err == nil {
 		return out.Bytes(), nil
 	}
-	msg := lastLine(errb.String())
+	msg := LastLine(errb.String())
 	if ctx.Err() != nil {
 		return nil, &UnreachableError{Host: h.Name, Detail: fmt.Sprintf("no answer within %s", c.ConnectTimeout+c.Timeout)}
 	}
@@ -187,7 +187,7 @@ func (c *Client) Install(ctx context.Context, h Host, local, home string) (strin
 	ctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout+c.Timeout)
 	defer cancel()
 	if out, err := c.Command(ctx, h, false, "mkdir", "-p", dir).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: mkdir %s: %s", h.Name, dir, cmp.Or(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: mkdir %s: %s", h.Name, dir, cmp.Or(LastLine(string(out)), err.Error()))
 	}
 	target := dir + "/ctx"
 	scp := filepath.Join(filepath.Dir(c.SSH), "scp")
@@ -198,11 +198,11 @@ func (c *Client) Install(ctx context.Context, h Host, local, home string) (strin
 	cmd := exec.CommandContext(ctx, scp, args...)
 	cmd.Env, cmd.WaitDelay = c.Env, 500*time.Millisecond
 	if out, err := cmd.CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: scp: %s", h.Name, cmp.Or(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: scp: %s", h.Name, cmp.Or(LastLine(string(out)), err.Error()))
 	}
 	// In place at once: a ctx running there from the old file keeps it.
 	if out, err := c.Command(ctx, h, false, "sh", "-c", `chmod 755 "$1.new" && mv -f "$1.new" "$1"`, "install", target).CombinedOutput(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return "", fmt.Errorf("host %s: install: %s", h.Name, cmp.Or(lastLine(string(out)), err.Error()))
+		return "", fmt.Errorf("host %s: install: %s", h.Name, cmp.Or(LastLine(string(out)), err.Error()))
 	}
 	return target, nil
 }
@@ -259,7 +259,8 @@ func Each(hosts []Host, parallel int, fn func(Host) error) error {
 	return errs.ErrorOrNil()
 }
 
-func lastLine(s string) string {
+// LastLine is the last non-blank line of a command's error output: its message.
+func LastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,10 +94,7 @@ func (s *Server) follow(ctx context.Context, h hosts.Host) {
 			err = cmd.Wait()
 		}
 		cancel()
-		why := strings.TrimSpace(errb.String())
-		if i := strings.LastIndexByte(why, '\n'); i >= 0 {
-			why = why[i+1:]
-		}
+		why := hosts.LastLine(errb.String())
 		if why == "" && err != nil {
 			why = err.Error()
 			var ee *exec.ExitError

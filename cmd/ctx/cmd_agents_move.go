@@ -270,10 +270,7 @@ func execCtx(self string, words []string) ([]byte, error) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		msg := strings.TrimSpace(errb.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:]
-		}
+		msg := hosts.LastLine(errb.String())
 		return out.Bytes(), &hosts.RemoteError{Host: hosts.Local, Code: ee.ExitCode(), Msg: strings.TrimPrefix(msg, "ctx: ")}
 	}
 	return out.Bytes(), err

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/shquote"
@@ -600,7 +602,7 @@ func (a *Agents) setStep(id, kind, step string) error {
 // keystroke can answer a dialog or a permission prompt by accident.
 func (a *Agents) Send(rec *Record, text string) error {
 	if rec.State != Active {
-		return &NotNowError{Msg: fmt.Sprintf("agent %s is %s: resume it first", rec.ID, rec.State)}
+		return &StateError{From: rec.State, Event: EvSend}
 	}
 	st := a.Store.ReadStatus(rec.ID)
 	if st.Activity != "idle" {
@@ -611,13 +613,134 @@ func (a *Agents) Send(rec *Record, text string) error {
 		return &NotNowError{Msg: fmt.Sprintf("agent %s is %s: send types only into an idle agent", rec.ID, act)}
 	}
 	if strings.TrimSpace(text) == "" || strings.ContainsAny(text, "\r\n") {
-		return errors.New("send: give one line of text")
+		return fmt.Errorf("%w: send: give one line of text", ErrBadText)
 	}
 	if err := a.Tmux.Type(rec.Tmux.Session, text); err != nil {
 		return err
 	}
 	a.Store.Feed(rec.ID, "agent.sent", map[string]any{"chars": len(text)})
 	return nil
+}
+
+// ErrBadText marks text or keys that cannot be typed into a session (bad input).
+var ErrBadText = errors.New("bad input")
+
+// TerminalKeys are the named keys a terminal in the dashboard may send, by the
+// browser's name for them (KeyboardEvent.key) and tmux's.
+var TerminalKeys = map[string]string{
+	"Enter": "Enter", "Escape": "Escape", "Tab": "Tab", "BTab": "BTab", "Backspace": "BSpace", "Delete": "DC",
+	"ArrowUp": "Up", "ArrowDown": "Down", "ArrowLeft": "Left", "ArrowRight": "Right",
+	"Home": "Home", "End": "End", "PageUp": "PPage", "PageDown": "NPage",
+}
+
+// Type sends what a person types in the dashboard's terminal to an active agent, as
+// it is typed: text, the keys of TerminalKeys and Ctrl with a letter ("C-c"). Unlike
+// Send it types whatever the agent shows, a dialog or a permission prompt included:
+// the person sees the screen. Each call is a line of the agent's feed.
+func (a *Agents) Type(rec *Record, keys []Keystroke) error {
+	if rec.State != Active {
+		return &StateError{From: rec.State, Event: EvSend}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("%w: keys: nothing to type", ErrBadText)
+	}
+	out := make([]Keystroke, 0, len(keys))
+	chars, named := 0, 0
+	for _, k := range keys {
+		switch {
+		case !k.Named && k.Value != "" && !strings.ContainsFunc(k.Value, unicode.IsControl):
+			chars += len(k.Value)
+			out = append(out, k)
+		case k.Named && TerminalKeys[k.Value] != "":
+			named++
+			out = append(out, Keystroke{Value: TerminalKeys[k.Value], Named: true})
+		case k.Named && len(k.Value) == 3 && strings.HasPrefix(k.Value, "C-") && k.Value[2] >= 'a' && k.Value[2] <= 'z':
+			named++
+			out = append(out, k)
+		default:
+			return fmt.Errorf("%w: keys: %q is not a key a terminal sends (text without control characters, Enter, Escape, Tab, the arrows, or C-a … C-z)", ErrBadText, k.Value)
+		}
+	}
+	if err := a.Tmux.Keys(rec.Tmux.Session, out...); err != nil {
+		return err
+	}
+	a.Store.Feed(rec.ID, "agent.typed", map[string]any{"chars": chars, "keys": named})
+	return nil
+}
+
+// PermissionAnswer is a person's answer to a permission prompt, from the dashboard.
+type PermissionAnswer struct {
+	Allow bool
+	// At is the prompt's time as the person saw it (Status.At): an answer to a prompt
+	// that has since closed, or been replaced by another, is refused.
+	At time.Time
+}
+
+// AnswerPermission answers the permission prompt an agent waits on, as a person at its
+// terminal would: Enter on "1. Yes" allows the tool once, Escape refuses it (and ends
+// the turn, for the person to say what instead). It is refused unless the agent's
+// status is still that prompt and its screen shows Claude Code's dialog with "Yes"
+// chosen, so no keystroke lands anywhere else.
+func (a *Agents) AnswerPermission(rec *Record, ans PermissionAnswer) (Status, error) {
+	if rec.State != Active {
+		return Status{}, &StateError{From: rec.State, Event: EvSend}
+	}
+	st := a.Store.ReadStatus(rec.ID)
+	if st.Activity != "needs_input" || st.Detail != "permission" {
+		return st, &NotNowError{Msg: fmt.Sprintf("agent %s is not waiting on a permission prompt (it is %s)", rec.ID, cmp.Or(st.Activity, "starting"))}
+	}
+	if !st.At.Equal(ans.At) {
+		return st, &NotNowError{Msg: fmt.Sprintf("agent %s: that prompt was answered; it now asks about %s", rec.ID, cmp.Or(st.Summary, st.Tool))}
+	}
+	// The hook fires before the dialog is drawn (about 0.1 s on 2.1.330): a quick
+	// answer waits for it, briefly.
+	var shown bool
+	for deadline := time.Now().Add(dialogWait); ; time.Sleep(100 * time.Millisecond) {
+		text, err := a.Tmux.Capture(rec.Tmux.Session, false)
+		if err != nil {
+			return st, err
+		}
+		if shown = PermissionDialog(text); shown || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !shown {
+		return st, &NotNowError{Msg: fmt.Sprintf("agent %s: its screen shows no permission dialog with Yes chosen; answer it in the terminal (ctx agents open %s)", rec.ID, rec.Name)}
+	}
+	key := "Escape"
+	if ans.Allow {
+		key = "Enter"
+	}
+	if err := a.Tmux.Key(rec.Tmux.Session, key); err != nil {
+		return st, err
+	}
+	a.Store.Feed(rec.ID, "agent.permission", map[string]any{"tool": st.Tool, "summary": st.Summary, "allow": ans.Allow})
+	if !ans.Allow {
+		// Escape ends the turn and no hook says so (Stop does not fire on an
+		// interrupt): the agent waits for the person, which its status says here.
+		_ = RecordHook(a.Store.WS, rec.ID, Status{Activity: "idle", Detail: "interrupted", SessionID: st.SessionID,
+			Event: "PermissionDenied", Source: "dashboard", At: time.Now()})
+	}
+	return st, nil
+}
+
+// dialogWait is how long an answer waits for the permission dialog to be drawn.
+const dialogWait = 3 * time.Second
+
+// PermissionDialog reports whether a screen shows Claude Code's permission dialog
+// with its first choice, "Yes", chosen (measured on 2.1.330: "Do you want to
+// proceed?", then "❯ 1. Yes").
+func PermissionDialog(screen string) bool {
+	i := strings.LastIndex(screen, "Do you want to")
+	if i < 0 {
+		return false
+	}
+	for line := range strings.Lines(screen[i:]) {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "❯" && f[1] == "1." && f[2] == "Yes" {
+			return true
+		}
+	}
+	return false
 }
 
 // Logs is the agent's pane (live) or the scrollback its last pause saved.
@@ -664,6 +787,9 @@ func (a *Agents) RemoveWith(rec *Record, force, removeWorktree bool) error {
 	return nil
 }
 
+// MaxStatusInput bounds Status.Input: a command longer than this is shown cut.
+const MaxStatusInput = 4000
+
 // RecordHook records an agent session's hook event as its activity (status.json): the
 // activity is the event's (events.Table). It is called by ctx's hooks when
 // CTX_AGENT_ID is set; it never takes the agent's lock.
@@ -675,6 +801,9 @@ func RecordHook(ws *loader.Workspace, id string, st Status) error {
 	if st.Summary != "" {
 		r := []rune(strings.Join(strings.Fields(st.Summary), " "))
 		st.Summary = string(r[:min(len(r), 200)])
+	}
+	if len(st.Input) > MaxStatusInput {
+		st.Input = strings.ToValidUTF8(st.Input[:MaxStatusInput], "") + "…"
 	}
 	if err := NewStore(ws).WriteStatus(id, st); err != nil {
 		return err
@@ -707,7 +836,7 @@ func KindOf(err error) Kind {
 		return KindNotNow
 	case errors.As(err, &nf):
 		return KindNotFound
-	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy), errors.Is(err, ErrNoCtxOnPath):
+	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy), errors.Is(err, ErrBadText), errors.Is(err, ErrNoCtxOnPath):
 		return KindBadInput
 	}
 	return KindFailure

@@ -167,10 +167,13 @@ type Op struct {
 // Status is an agent's activity, replaced by hooks (no lock, no fsync): the newest
 // event wins.
 type Status struct {
-	Activity  string    `json:"activity"` // working, needs_input, idle, compacting, exited
-	Detail    string    `json:"detail,omitempty"`
-	Tool      string    `json:"tool,omitempty"`
-	Summary   string    `json:"summary,omitempty"`
+	Activity string `json:"activity"` // working, needs_input, idle, compacting, exited
+	Detail   string `json:"detail,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	Summary  string `json:"summary,omitempty"`
+	// Input is what a tool waiting on a permission prompt would run or change: the
+	// command or file, whole up to MaxStatusInput bytes (Summary is its first line).
+	Input     string    `json:"input,omitempty"`
 	SessionID string    `json:"session_id"`
 	Event     string    `json:"event"`
 	Source    string    `json:"source,omitempty"` // session start's source

@@ -30,6 +30,7 @@ const (
 	EvPaused      Event = "paused"
 	EvResume      Event = "resume"
 	EvHandoff     Event = "handoff"
+	EvSend        Event = "send" // text or keys typed into the session: no transition
 	EvPaneDied    Event = "pane-died"
 	EvHostMissing Event = "host-missing"
 	EvLaunchDied  Event = "launch-died" // the process died before SessionStart
@@ -74,6 +75,8 @@ func (e *StateError) Error() string {
 		return fmt.Sprintf("agent is %s: only a paused, exited, lost or failed agent can be resumed", e.From)
 	case EvHandoff:
 		return fmt.Sprintf("agent is %s, not active: nothing to hand off", e.From)
+	case EvSend:
+		return fmt.Sprintf("agent is %s, not active: nothing to type into (resume it first)", e.From)
 	}
 	return fmt.Sprintf("agent is %s: %s does not apply", e.From, e.Event)
 }

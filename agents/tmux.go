@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -210,13 +211,98 @@ func (t Tmux) Capture(name string, history bool) (string, error) {
 	return t.run(args...)
 }
 
+// CaptureStyled returns the visible screen and up to history lines above it, with
+// the colours and attributes as SGR sequences (capture-pane -e; internal/screen
+// reads them).
+func (t Tmux) CaptureStyled(name string, history int) (string, error) {
+	return t.run("capture-pane", "-p", "-e", "-t", "="+name+":", "-S", strconv.Itoa(-history))
+}
+
+// Watch follows the session's output through tmux's control mode: a read-only client
+// that does not change the window's size. Each burst of output calls changed, which
+// must not block. It returns when ctx ends or the session does (nil), or when the
+// client cannot attach.
+func (t Tmux) Watch(ctx context.Context, name string, changed func()) error {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return ErrNoTmux
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", "-L", t.Socket, "-C", "attach-session", "-r", "-t", "="+name)
+	if t.Env != nil {
+		cmd.Env = t.Env
+	}
+	// The client lives while its input is open: the pipe is held until the end.
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("tmux -C: %w", err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), 4<<20) // %output lines carry the bytes, escaped
+	attached := false
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case bytes.HasPrefix(line, []byte("%output ")), bytes.HasPrefix(line, []byte("%extended-output ")):
+			changed()
+		case bytes.HasPrefix(line, []byte("%session-changed ")):
+			attached = true
+		case bytes.HasPrefix(line, []byte("%exit")):
+			cancel()
+		}
+	}
+	_ = in.Close()
+	err = cmd.Wait()
+	if !attached && ctx.Err() == nil {
+		return fmt.Errorf("tmux -C attach %s: %w: %s", name, err, strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// Keys sends keys to the pane: each either literal text or, with named, one of tmux's
+// key names (Enter, Escape, C-c, Up); the caller checks which names it allows.
+func (t Tmux) Keys(name string, keys ...Keystroke) error {
+	for i, k := range keys {
+		if i > 0 && k.Named && !keys[i-1].Named {
+			time.Sleep(typedSettle)
+		}
+		args := []string{"send-keys", "-t", "=" + name + ":"}
+		if !k.Named {
+			args = append(args, "-l")
+		}
+		if _, err := t.run(append(args, k.Value)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Keystroke is one item of Tmux.Keys.
+type Keystroke struct {
+	Value string
+	Named bool
+}
+
+// typedSettle is the pause between typed text and a key after it: Claude Code's prompt
+// box takes typed text in bursts, and an Enter right behind it can land first.
+const typedSettle = 150 * time.Millisecond
+
 // Type types text literally into the pane, then presses Enter.
 func (t Tmux) Type(name, text string) error {
 	if _, err := t.run("send-keys", "-t", "="+name+":", "-l", text); err != nil {
 		return err
 	}
-	// The prompt box takes typed text in bursts; Enter right behind it can land first.
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(typedSettle)
 	_, err := t.run("send-keys", "-t", "="+name+":", "Enter")
 	return err
 }

@@ -327,7 +327,7 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"agents", "pause", "nobody"}, 2},
 		{[]string{"agents", "resume", "solo"}, 2}, // running: nothing to resume
 		{[]string{"agents", "start", "99"}, 2},
-		{[]string{"agents", "send", "solo", "two\nlines"}, 1},
+		{[]string{"agents", "send", "solo", "two\nlines"}, 2},
 		{[]string{"agents", "pause"}, 2},
 	}
 	for _, c := range cases {
@@ -342,8 +342,9 @@ func TestAgentBadInput(t *testing.T) {
 	if again, _, code := e.Ctx("agents", "pause", "solo"); code != 0 || again != first {
 		t.Errorf("pausing a paused agent again: exit %d, %q; want 0 and %q", code, again, first)
 	}
-	if _, _, code := e.Ctx("agents", "send", "solo", "hi"); code != 3 {
-		t.Errorf("send to a paused agent exited %d, want 3", code)
+	// Sending to a paused agent is refused by its state, as pausing an exited one is.
+	if _, errs, code := e.Ctx("agents", "send", "solo", "hi"); code != 2 || !strings.Contains(errs, "resume it first") {
+		t.Errorf("send to a paused agent: exit %d, %q; want 2 and how to go on", code, errs)
 	}
 }
 

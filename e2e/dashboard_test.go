@@ -140,7 +140,8 @@ func (d *dashboard) fail(t *testing.T, what string, err error) {
 	ctx, cancel := context.WithTimeout(d.browser, 5*time.Second)
 	defer cancel()
 	html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
-	t.Fatalf("%s: %v\npage:\n%s", what, err, tail(html, 4000))
+	flash, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#flash")))
+	t.Fatalf("%s: %v\nflash: %q\npage:\n%s", what, err, flash, tail(html, 4000))
 }
 
 // get runs one browser action that reads a value, within 20 s.

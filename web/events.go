@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/internal/screen"
 	"github.com/ctxtools/ctx/internal/state"
 )
 
@@ -31,8 +32,15 @@ type event struct {
 }
 
 type subscriber struct {
-	ch     chan event
-	screen string // the agent whose screen this client watches, or ""
+	ch      chan event
+	screens map[string]bool // the agents whose screens this client watches
+}
+
+// screenState is the screen last sent for an agent: capture-pane's text, to see
+// whether it changed, and the event a new watcher is sent first.
+type screenState struct {
+	raw  string
+	data []byte
 }
 
 // hub holds the rows as last seen, the numbered events, and the clients of the
@@ -46,7 +54,7 @@ type hub struct {
 	rows    map[string]Row
 	order   []string // ids, oldest first
 	subs    map[*subscriber]struct{}
-	screens map[string]string // the last screen sent per agent
+	screens map[string]screenState // the last screen sent per agent
 	// notify, when set, hears of the events a person wants to be told of (an agent
 	// needs input, exited, failed); it is called outside the hub's lock.
 	notify func(event string, r Row, text string)
@@ -59,7 +67,7 @@ type notification struct {
 }
 
 func newHub(boot string) *hub {
-	return &hub{boot: boot, rows: map[string]Row{}, subs: map[*subscriber]struct{}{}, screens: map[string]string{}}
+	return &hub{boot: boot, rows: map[string]Row{}, subs: map[*subscriber]struct{}{}, screens: map[string]screenState{}}
 }
 
 func (h *hub) id(seq uint64) string { return h.boot + "-" + strconv.FormatUint(seq, 10) }
@@ -130,15 +138,23 @@ func snapshotOf(rows []Row) snapshot {
 }
 
 // subscribe registers a client and returns what it must be sent first: the events
-// after lastID when they are still kept, else a snapshot (with the current id).
-func (h *hub) subscribe(lastID, screen string) (s *subscriber, backlog []event) {
+// after lastID when they are still kept, else a snapshot (with the current id), then
+// the last screen of each agent it watches.
+func (h *hub) subscribe(lastID string, screens []string) (s *subscriber, backlog []event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s = &subscriber{ch: make(chan event, subBuffer), screen: screen}
-	h.subs[s] = struct{}{}
-	if screen != "" {
-		delete(h.screens, screen) // a new watcher gets the screen even when unchanged
+	s = &subscriber{ch: make(chan event, subBuffer), screens: map[string]bool{}}
+	for _, id := range screens {
+		s.screens[id] = true
 	}
+	h.subs[s] = struct{}{}
+	defer func() {
+		for _, id := range screens {
+			if st, ok := h.screens[id]; ok {
+				backlog = append(backlog, event{name: "agent.screen", data: st.data, screen: id})
+			}
+		}
+	}()
 	if boot, n, ok := strings.Cut(lastID, "-"); ok && boot == h.boot {
 		if seq, err := strconv.ParseUint(n, 10, 64); err == nil && seq <= h.seq &&
 			(seq == h.seq || len(h.ring) > 0 && h.ring[0].seq <= seq+1) {
@@ -169,31 +185,41 @@ func (h *hub) watched() map[string]bool {
 	defer h.mu.Unlock()
 	out := map[string]bool{}
 	for s := range h.subs {
-		if s.screen != "" {
-			out[s.screen] = true
+		for id := range s.screens {
+			out[id] = true
 		}
 	}
 	return out
 }
 
-// screen sends an agent's screen to its watchers when it changed.
-func (h *hub) screen(id, text string) {
+// screen sends an agent's screen (capture-pane -e's text) to its watchers when it
+// changed: its lines of styled spans (internal/screen), which the page draws as text.
+func (h *hub) screen(id, raw string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.screens[id] == text {
+	if st, ok := h.screens[id]; ok && st.raw == raw {
 		return
 	}
-	h.screens[id] = text
-	b, _ := json.Marshal(map[string]string{"id": id, "text": text})
+	b, err := json.Marshal(screenEvent{ID: id, Lines: screen.Parse(raw)})
+	if err != nil {
+		return
+	}
+	h.screens[id] = screenState{raw: raw, data: b}
 	for s := range h.subs {
-		if s.screen == id {
+		if s.screens[id] {
 			h.sendLocked(s, event{name: "agent.screen", data: b, screen: id})
 		}
 	}
 }
 
+// screenEvent is the data of agent.screen.
+type screenEvent struct {
+	ID    string        `json:"id"`
+	Lines screen.Screen `json:"lines"`
+}
+
 // update compares the agents now with the rows last seen and publishes what changed.
-func (h *hub) update(views []agents.View, busy, contexts, down map[string]string) {
+func (h *hub) update(views []agents.View, busy, contexts, guards, down map[string]string) {
 	var pending []notification // told once the lock is released
 	h.mu.Lock()
 	defer func() {
@@ -209,6 +235,9 @@ func (h *hub) update(views []agents.View, busy, contexts, down map[string]string
 	for _, v := range views {
 		r := rowOf(v)
 		r.Busy, r.Context = busy[r.ID], contexts[r.ID]
+		if r.Input != "" {
+			r.Guard = guards[r.ID]
+		}
 		if why, ok := down[r.Host]; ok {
 			// Its host does not answer: what was last heard, greyed, no actions.
 			r.Unreachable, r.CanPause, r.CanResume = true, false, false
@@ -217,6 +246,7 @@ func (h *hub) update(views []agents.View, busy, contexts, down map[string]string
 		if r.Busy != "" {
 			r.CanPause, r.CanResume = false, false
 		}
+		r.texts()
 		seen[r.ID] = true
 		order = append(order, r.ID)
 		old, existed := h.rows[r.ID]
@@ -320,16 +350,9 @@ func (s *Server) refresh(full bool) {
 		}
 	}
 	remote, down := s.fleet.views()
-	s.hub.update(append(views, remote...), s.busy(), s.contexts(views), down)
+	s.hub.update(append(views, remote...), s.busy(), s.contexts(views), s.guardOpinions(views), down)
 	s.savedCheck()
-	watched := s.hub.watched()
-	for _, v := range views {
-		if watched[v.ID] && v.State.Running() {
-			if text, err := s.agents.Tmux.Capture(v.Tmux.Session, false); err == nil {
-				s.hub.screen(v.ID, strings.TrimRight(text, "\n "))
-			}
-		}
-	}
+	s.terms.follow(s, views, s.hub.watched())
 }
 
 // savedCheck publishes project.saved when the workspace's newest snapshot set changed
@@ -373,17 +396,22 @@ func (s *Server) contexts(views []agents.View) map[string]string {
 
 // events is the event stream (Server-Sent Events): named events with ids of
 // <boot>-<seq>, the backlog after Last-Event-ID or a snapshot, a comment every
-// Heartbeat. ?screen=ID adds that agent's screen.
+// Heartbeat. Each ?screen=ID adds that agent's screen (agent.screen), pushed as it
+// changes (terminal.go).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	screen := r.URL.Query().Get("screen")
-	if screen != "" {
-		if _, ok := s.hub.rowByID(screen); !ok {
-			writeError(w, http.StatusNotFound, fmt.Errorf("no agent %q", screen))
+	screens := r.URL.Query()["screen"]
+	if len(screens) > maxScreens {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("at most %d screens in one stream", maxScreens))
+		return
+	}
+	for _, id := range screens {
+		if _, ok := s.hub.rowByID(id); !ok {
+			writeError(w, http.StatusNotFound, fmt.Errorf("no agent %q", id))
 			return
 		}
 	}
 	rc := http.NewResponseController(w)
-	sub, backlog := s.hub.subscribe(r.Header.Get("Last-Event-ID"), screen)
+	sub, backlog := s.hub.subscribe(r.Header.Get("Last-Event-ID"), screens)
 	defer s.hub.unsubscribe(sub)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -405,8 +433,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if screen != "" {
-		s.pokeWatch() // the screen now, not in a second
+	if len(screens) > 0 {
+		s.pokeWatch() // its follower starts now, not at the next poll
 	}
 	beat := time.NewTicker(s.opts.Heartbeat)
 	defer beat.Stop()

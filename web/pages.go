@@ -3,8 +3,10 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -29,7 +31,7 @@ var staticFS, _ = fs.Sub(assets, "assets/static")
 // pages are the templates. Agent text reaches them only as strings, which
 // html/template escapes: no template.HTML is ever made from agent data.
 type pages struct {
-	agents, agent, projects *template.Template
+	agents, agent, projects, signin *template.Template
 }
 
 func newPages() (*pages, error) {
@@ -52,7 +54,24 @@ func newPages() (*pages, error) {
 	if p.projects, err = parse("projects.html"); err != nil {
 		return nil, err
 	}
+	if p.signin, err = template.ParseFS(assets, "assets/signin.html"); err != nil {
+		return nil, err
+	}
 	return &p, nil
+}
+
+// signIn is the page a browser without the token gets: a field for the token, posted
+// to /login (security.go).
+func (s *Server) signIn(w http.ResponseWriter, code int, problem string) {
+	var b bytes.Buffer
+	if err := s.pages.signin.Execute(&b, struct{ Error string }{problem}); err != nil {
+		refuse(w, http.StatusInternalServerError, "ctx serve: render: "+err.Error())
+		return
+	}
+	securityHeaders(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write(b.Bytes())
 }
 
 // page is what every page's layout needs.
@@ -104,14 +123,17 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request) {
 // agentView is the Agent page: the row, the screen, what the pause kept, the resume
 // prompt, the timeline and the project's next steps.
 type agentView struct {
-	Row      Row
-	Rec      *agents.Record
-	Detail   agents.Detail
-	Screen   string
-	Timeline []feedLine
-	Next     string
-	Tasks    []loader.PendingTask
-	Blank    Row
+	Row    Row
+	Rec    *agents.Record
+	Detail agents.Detail
+	Screen string
+	// Interactive: keys may be typed into its terminal (a local agent, a server that
+	// is not read-only).
+	Interactive bool
+	Timeline    []feedLine
+	Next        string
+	Tasks       []loader.PendingTask
+	Blank       Row
 }
 
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +149,8 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	v := agentView{Rec: rec, Detail: s.agents.Detail(rec)}
 	v.Row = rowOf(agents.View{Record: rec, Activity: v.Detail.Activity})
 	if row, ok := s.hub.rowByID(rec.ID); ok {
-		v.Row.RSSKB = row.RSSKB
+		v.Row.RSSKB, v.Row.Context, v.Row.Guard = row.RSSKB, row.Context, row.Guard
+		v.Row.texts()
 	}
 	if rec.State.Running() {
 		v.Screen, _ = s.agents.Tmux.Capture(rec.Tmux.Session, false)
@@ -135,6 +158,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 		v.Screen = lastLines(text, 60)
 	}
 	v.Screen = strings.TrimRight(v.Screen, "\n ")
+	v.Interactive = !s.opts.ReadOnly
 	v.Timeline = s.timeline(rec.ID, 30)
 	if p, err := s.ws.Resolve(rec.Project); err == nil {
 		res := s.ws.Load(p, loader.LoadOptions{})
@@ -189,8 +213,66 @@ type feedLine struct {
 	Rest  map[string]any `json:"-"`
 }
 
-// Text is the line's details as key=value pairs.
+// Text is the line as a sentence: what happened, with the details that matter.
 func (f feedLine) Text() string {
+	str := func(k string) string { s, _ := f.Rest[k].(string); return s }
+	num := func(k string) int64 { n, _ := f.Rest[k].(float64); return int64(n) }
+	from := func() string {
+		switch str("source") {
+		case "web":
+			return " from the dashboard"
+		case "":
+			return ""
+		}
+		return " (" + str("source") + ")"
+	}
+	if st := str("state"); st != "" && !strings.HasPrefix(f.Event, "agent.") {
+		// A transition: its own "event" (what moved it) shadows the line's.
+		return "now " + st + " (" + f.Event + ")"
+	}
+	switch f.Event {
+	case "agent.created":
+		return "started on " + str("project")
+	case "agent.state":
+		return "now " + str("state") + " (" + str("event") + ")"
+	case "agent.action":
+		return str("op") + " asked" + from()
+	case "agent.paused":
+		out := "paused (" + str("reason") + ")"
+		if kb := num("rss_freed_kb"); kb > 0 {
+			out += fmt.Sprintf(", freed %d MB", kb/1024)
+		}
+		return out
+	case "agent.resumed":
+		if b, _ := f.Rest["fresh"].(bool); b {
+			return "resumed in a fresh session"
+		}
+		return "resumed in the same conversation"
+	case "agent.sent":
+		return fmt.Sprintf("a line of %d characters sent", num("chars"))
+	case "agent.typed":
+		return fmt.Sprintf("typed into: %d characters, %d keys", num("chars"), num("keys"))
+	case "agent.permission":
+		verb := "denied"
+		if b, _ := f.Rest["allow"].(bool); b {
+			verb = "allowed once"
+		}
+		return verb + " from the dashboard: " + str("tool") + " " + str("summary")
+	case "agent.handoff_requested":
+		return fmt.Sprintf("handoff asked at %d%% of the context", num("percent"))
+	case "agent.handoff":
+		return "handing off (" + str("reason") + ")"
+	case "agent.handed_off":
+		return fmt.Sprintf("handed off to a fresh session with a note of %d tokens", num("note_tokens"))
+	case "agent.handoff_checked":
+		return "the fresh session took the note"
+	case "agent.handoff_deferred", "agent.attention":
+		return strings.TrimPrefix(f.Event, "agent.") + ": " + cmp.Or(str("why"), str("error"))
+	case "agent.op_failed":
+		return str("op") + " failed: " + str("error")
+	case "agent.removed":
+		return "removed"
+	}
 	var parts []string
 	for k, v := range f.Rest {
 		if k == "at" || k == "agent" || k == "event" {
@@ -200,7 +282,7 @@ func (f feedLine) Text() string {
 		parts = append(parts, k+"="+string(b))
 	}
 	sort.Strings(parts)
-	return strings.Join(parts, " ")
+	return strings.TrimSpace(strings.TrimPrefix(f.Event, "agent.") + " " + strings.Join(parts, " "))
 }
 
 // timeline is the newest n feed lines of an agent, newest first. A torn or foreign

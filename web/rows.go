@@ -16,28 +16,35 @@ type Row struct {
 	ID   string `json:"id"`
 	Host string `json:"host"` // "local", or the host it runs on
 	// Unreachable: its host does not answer; the row is what was last heard.
-	Unreachable bool      `json:"unreachable,omitempty"`
-	Name        string    `json:"name"`
-	Project     string    `json:"project"`
-	Context     string    `json:"context,omitempty"` // how full an active agent's context is: "42%"
-	State       string    `json:"state"`
-	Group       string    `json:"group"`
-	Label       string    `json:"label"` // state, and the activity of an active agent
-	Activity    string    `json:"activity"`
-	Detail      string    `json:"detail,omitempty"`
-	Tool        string    `json:"tool,omitempty"`
-	Summary     string    `json:"summary"`
-	Since       time.Time `json:"since"`
-	ActivityAt  time.Time `json:"activity_at"`
-	RSSKB       int64     `json:"rss_kb"`
-	FreedKB     int64     `json:"freed_kb"`
-	Branch      string    `json:"branch,omitempty"`
-	Dirty       int       `json:"dirty"`
-	LastError   string    `json:"last_error,omitempty"`
-	Attention   string    `json:"attention,omitempty"` // a handoff that did not take
-	Busy        string    `json:"busy,omitempty"`      // an operation this server runs on it
-	CanPause    bool      `json:"can_pause"`
-	CanResume   bool      `json:"can_resume"`
+	Unreachable bool   `json:"unreachable,omitempty"`
+	Name        string `json:"name"`
+	Project     string `json:"project"`
+	Context     string `json:"context,omitempty"` // how full an active agent's context is: "42%"
+	State       string `json:"state"`
+	Group       string `json:"group"`
+	Label       string `json:"label"` // state, and the activity of an active agent
+	Activity    string `json:"activity"`
+	Detail      string `json:"detail,omitempty"`
+	Tool        string `json:"tool,omitempty"`
+	Summary     string `json:"summary"`
+	// Input is what a tool waiting on a permission prompt would run or change, and
+	// Guard what ctx's guard says of a command: "ok" or why it would refuse it.
+	Input     string `json:"input,omitempty"`
+	Guard     string `json:"guard,omitempty"`
+	GuardText string `json:"guard_text,omitempty"`
+	// Memory is what the agent holds ("312 MB") or its pause freed ("freed 245 MB").
+	Memory     string    `json:"memory,omitempty"`
+	Since      time.Time `json:"since"`
+	ActivityAt time.Time `json:"activity_at"`
+	RSSKB      int64     `json:"rss_kb"`
+	FreedKB    int64     `json:"freed_kb"`
+	Branch     string    `json:"branch,omitempty"`
+	Dirty      int       `json:"dirty"`
+	LastError  string    `json:"last_error,omitempty"`
+	Attention  string    `json:"attention,omitempty"` // a handoff that did not take
+	Busy       string    `json:"busy,omitempty"`      // an operation this server runs on it
+	CanPause   bool      `json:"can_pause"`
+	CanResume  bool      `json:"can_resume"`
 }
 
 // The groups of the Agents page, in the order shown.
@@ -94,21 +101,34 @@ func rowOf(v agents.View) Row {
 			r.Label = "attention"
 		}
 	}
+	if r.Group == "needs_input" && r.Detail == "permission" {
+		r.Input = v.Activity.Input
+	}
 	if r.Summary == "" && r.Tool != "" {
 		r.Summary = r.Tool
 	}
+	r.texts()
 	return r
 }
 
-// Memory is the row's memory column: what the agent holds, or what its pause freed.
-func (r Row) Memory() string {
+// texts sets the row's words as the page shows them; the script only copies them.
+func (r *Row) texts() {
 	switch {
 	case r.RSSKB > 0:
-		return fmt.Sprintf("%d MB", r.RSSKB/1024)
+		r.Memory = fmt.Sprintf("%d MB", r.RSSKB/1024)
 	case r.State == string(agents.Paused) && r.FreedKB > 0:
-		return fmt.Sprintf("freed %d MB", r.FreedKB/1024)
+		r.Memory = fmt.Sprintf("freed %d MB", r.FreedKB/1024)
+	default:
+		r.Memory = ""
 	}
-	return "–"
+	switch r.Guard {
+	case "":
+		r.GuardText = ""
+	case "ok":
+		r.GuardText = "ctx's guard has no objection."
+	default:
+		r.GuardText = "ctx's guard would refuse it: " + r.Guard
+	}
 }
 
 // For is how long the agent has been in its state, as "3m".

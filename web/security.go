@@ -17,8 +17,22 @@ func (s *Server) Handler() http.Handler {
 		s.checkHost,    // 421 unless Host is 127.0.0.1:P, [::1]:P, localhost:P (or --listen's)
 		s.authenticate, // 401 without the token (cookie or Bearer); /login sets the cookie
 		s.checkOrigin,  // 403 for a foreign Origin on a non-GET request or the event stream
+		s.readOnly,     // 403 for any change when serving --read-only
 		setHeaders,     // CSP, nosniff, no referrer; no CORS header, ever
 	)
+}
+
+// readOnly refuses every request that would change something, when the server was
+// started --read-only.
+func (s *Server) readOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			securityHeaders(w)
+			writeError(w, http.StatusForbidden, errReadOnly)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // chain wraps h so that the first middleware runs first.
@@ -88,14 +102,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if r.URL.Path == "/login" {
-			if r.Method != http.MethodGet || !s.tokenOK(q.Get("t")) {
-				refuse(w, http.StatusUnauthorized, "ctx serve: wrong or old login link; use the one `ctx serve` printed")
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.token, Path: "/",
-				HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			securityHeaders(w)
-			http.Redirect(w, r, "/", http.StatusSeeOther)
+			s.login(w, r)
+			return
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/static/style.css" && len(q) == 0 {
+			next.ServeHTTP(w, r) // the sign-in page's look: public, as any stylesheet
 			return
 		}
 		// A token in any other URL would end up in history and logs: refused even
@@ -115,11 +126,69 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			how = "cookie"
 		}
 		if how == "" {
+			if wantsPage(r) {
+				s.signIn(w, http.StatusUnauthorized, "")
+				return
+			}
 			refuse(w, http.StatusUnauthorized, "ctx serve: not logged in; open the login URL `ctx serve` printed (the token is in serve.json in ctx's runtime folder)")
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, how)))
 	})
+}
+
+// login takes the token and gives the cookie: from the login URL ctx serve prints
+// (GET /login?t=TOKEN), or from the sign-in page's form (POST, the token in the body,
+// so it is in no URL at all). The cookie is HttpOnly and SameSite=Strict, and the
+// browser is sent on to a URL without the token.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var tok string
+	switch r.Method {
+	case http.MethodGet:
+		tok = r.URL.Query().Get("t")
+	case http.MethodPost:
+		// Only the sign-in page's own form: a page of another site cannot sign a
+		// browser in (to a server whose token it would have to know anyway).
+		if o := r.Header.Get("Origin"); o != "" && !s.ownOrigin(o) {
+			refuse(w, http.StatusForbidden, "ctx serve: sign-in from another site ("+o+") refused")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 4096)
+		tok = strings.TrimSpace(r.PostFormValue("token"))
+	default:
+		refuse(w, http.StatusMethodNotAllowed, "ctx serve: /login takes GET ?t=TOKEN or the sign-in form")
+		return
+	}
+	if !s.tokenOK(tok) {
+		if r.Method == http.MethodPost || wantsPage(r) {
+			s.signIn(w, http.StatusUnauthorized, "That is not this server's token. It changes each time ctx serve starts.")
+			return
+		}
+		refuse(w, http.StatusUnauthorized, "ctx serve: wrong or old login link; use the one `ctx serve` printed")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.token, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	securityHeaders(w)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// wantsPage reports whether a request is a browser's for a page (not a script's or
+// the API's): it gets the sign-in page instead of a line of text.
+func wantsPage(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") &&
+		!strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/events"
+}
+
+// ownOrigin reports whether an Origin is this server's: http:// and one of the hosts
+// served, or the --url's own scheme and host.
+func (s *Server) ownOrigin(origin string) bool {
+	o := strings.ToLower(origin)
+	if s.public != nil && o == strings.ToLower(s.public.Scheme+"://"+s.public.Host) {
+		return true
+	}
+	h, ok := strings.CutPrefix(o, "http://")
+	return ok && s.hosts[h]
 }
 
 func viaBearer(r *http.Request) bool { return r.Context().Value(authKey{}) == authBearer }
@@ -139,8 +208,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 		origin := r.Header.Get("Origin")
 		switch {
 		case origin != "":
-			h, ok := strings.CutPrefix(origin, "http://")
-			if !ok || !s.hosts[strings.ToLower(h)] {
+			if !s.ownOrigin(origin) {
 				refuse(w, http.StatusForbidden, "ctx serve: request from another site ("+origin+") refused")
 				return
 			}

@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -58,6 +60,13 @@ type Options struct {
 	// (fleet.go); none without.
 	Hosts []hosts.Host
 	SSH   *hosts.Client
+	// PublicURL is the address another device reaches this server at, through a
+	// tailscale serve or a tunnel ("https://box.tail1234.ts.net"): its host is served
+	// and its origin accepted, and PublicLoginURL uses it.
+	PublicURL string
+	// ReadOnly refuses every request that would change something: the page shows the
+	// agents and their terminals, and nothing can be typed or pressed.
+	ReadOnly bool
 }
 
 // Server is one dashboard for one workspace.
@@ -65,12 +74,14 @@ type Server struct {
 	ws     *loader.Workspace
 	agents *agents.Agents
 	opts   Options
+	public *url.URL // Options.PublicURL, parsed
 	token  string
 	csrf   string
 	hub    *hub
 	pages  *pages
 	poke   chan struct{}
-	fleet  fleet // the other hosts' agents (fleet.go)
+	fleet  fleet     // the other hosts' agents (fleet.go)
+	terms  terminals // the panes pages watch (terminal.go)
 
 	listeners []net.Listener
 	port      int
@@ -89,6 +100,9 @@ type Server struct {
 	// loop touches them.
 	lastSaved string
 	sawSaves  bool
+	// opinions is what the guard said of each waiting Bash command (interact.go);
+	// only the refresh loop touches it.
+	opinions map[string]string
 }
 
 // New makes a server for the workspace's agents. Nothing listens until Listen.
@@ -104,6 +118,14 @@ func New(ws *loader.Workspace, a *agents.Agents, o Options) (*Server, error) {
 	}
 	if o.PauseWait <= 0 {
 		o.PauseWait = 30 * time.Second
+	}
+	var public *url.URL
+	if o.PublicURL != "" {
+		u, err := url.Parse(o.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("%w: --url %s: give the scheme and host another device uses, as https://box.tail1234.ts.net", ErrBadAddr, o.PublicURL)
+		}
+		public = u
 	}
 	if o.Listen != "" && !o.AllowRemote {
 		return nil, fmt.Errorf("--listen %s: the dashboard can start programs on this machine; confirm with --allow-remote (the token still applies)", o.Listen)
@@ -124,8 +146,8 @@ func New(ws *loader.Workspace, a *agents.Agents, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ws: ws, agents: a, opts: o, token: token, csrf: csrf, hub: newHub(boot), pages: p,
-		poke: make(chan struct{}, 1), inFlight: map[string]string{}}
+	s := &Server{ws: ws, agents: a, opts: o, public: public, token: token, csrf: csrf, hub: newHub(boot), pages: p,
+		poke: make(chan struct{}, 1), inFlight: map[string]string{}, opinions: map[string]string{}}
 	s.hub.notify = s.runNotify
 	s.opsCtx, s.opsCancel = context.WithCancel(context.Background())
 	return s, nil
@@ -147,6 +169,14 @@ func (s *Server) URL() string { return "http://127.0.0.1:" + strconv.Itoa(s.port
 
 // LoginURL is the one URL that carries the token: it sets the cookie and redirects.
 func (s *Server) LoginURL() string { return s.URL() + "/login?t=" + s.token }
+
+// PublicLoginURL is the login URL at Options.PublicURL, or LoginURL without one.
+func (s *Server) PublicLoginURL() string {
+	if s.public == nil {
+		return s.LoginURL()
+	}
+	return s.public.Scheme + "://" + s.public.Host + "/login?t=" + s.token
+}
 
 // Addrs are the addresses listened on.
 func (s *Server) Addrs() []string {
@@ -192,6 +222,9 @@ func (s *Server) Listen() error {
 		h, _, _ := net.SplitHostPort(s.opts.Listen)
 		s.hosts[net.JoinHostPort(h, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))] = true
 	}
+	if s.public != nil {
+		s.hosts[strings.ToLower(s.public.Host)] = true
+	}
 	return nil
 }
 
@@ -228,6 +261,9 @@ func (s *Server) Run(ctx context.Context, grace time.Duration) error {
 	}
 	var wg sync.WaitGroup
 	watchCtx, stopWatch := context.WithCancel(context.Background())
+	s.terms.mu.Lock()
+	s.terms.base = watchCtx
+	s.terms.mu.Unlock()
 	wg.Go(func() { s.watch(watchCtx) })
 	if s.opts.SSH != nil {
 		for _, h := range s.opts.Hosts {
@@ -256,6 +292,7 @@ func (s *Server) Run(ctx context.Context, grace time.Duration) error {
 	}
 	s.stopOps(sctx)
 	wg.Wait()
+	s.terms.wait()
 	return runErr
 }
 

@@ -25,6 +25,7 @@ import (
 	_ "golang.org/x/sys/unix"
 	_ "golang.org/x/term"
 	_ "mvdan.cc/sh/v3/syntax"
+	_ "rsc.io/qr"
 )
 
 func main() {}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxtools/ctx/agents"
 	"github.com/ctxtools/ctx/hosts"
+	"github.com/ctxtools/ctx/internal/termqr"
 	"github.com/ctxtools/ctx/web"
 )
 
@@ -25,6 +26,9 @@ type serveOptions struct {
 	Listen      string
 	AllowRemote bool
 	Open        bool
+	ReadOnly    bool
+	QR          bool
+	URL         string
 }
 
 func newServeCmd(app *App) *cobra.Command {
@@ -41,11 +45,18 @@ The server listens on 127.0.0.1 and ::1 only, and asks for a fresh token on
 every start: open the login URL it prints (or use --open), which sets a cookie
 and drops the token from the address. Scripts send "Authorization: Bearer
 TOKEN"; the address, pid and token are in serve.json in ctx's private runtime
-folder. From another device, use an SSH tunnel:
-  ssh -L 7177:127.0.0.1:7177 HOST   then open the login URL on that device.
-Another address needs --listen ADDR --allow-remote (the token still applies).`,
+folder.
+
+From a phone or another computer, reach the loopback port over a private
+network and never an open port: an SSH tunnel (ssh -L 7177:127.0.0.1:7177 HOST,
+then the login URL on that device), or tailscale serve on the port, with
+--url giving the address the device uses. --qr prints the login URL as a QR
+code for a phone's camera. Another address needs --listen ADDR --allow-remote
+(the token still applies). --read-only shows everything and changes nothing.`,
 		Example: `  ctx serve
   ctx serve --open
+  ctx serve --qr --url https://build-box.tail1234.ts.net   (after: tailscale serve --bg 7177)
+  ctx serve --read-only
   ctx serve --addr 127.0.0.1:8080
   curl -H "Authorization: Bearer $(jq -r .token "$XDG_RUNTIME_DIR/ctx/serve.json")" http://127.0.0.1:7177/api/agents`,
 		Args: usageArgs(cobra.NoArgs),
@@ -56,6 +67,9 @@ Another address needs --listen ADDR --allow-remote (the token still applies).`,
 	f.BoolVar(&o.Open, "open", false, "open the login URL in the browser (xdg-open or open)")
 	f.StringVar(&o.Listen, "listen", "", "also listen on this non-loopback address (needs --allow-remote)")
 	f.BoolVar(&o.AllowRemote, "allow-remote", false, "confirm --listen: anyone who can reach it and has the token controls your agents")
+	f.BoolVar(&o.ReadOnly, "read-only", false, "show the agents and their terminals; refuse every change")
+	f.BoolVar(&o.QR, "qr", false, "also print the login URL as a QR code (for a phone)")
+	f.StringVar(&o.URL, "url", "", "the address another device reaches this server at (a tailscale serve or tunnel URL): its host is allowed, and --qr carries it")
 	return cmd
 }
 
@@ -87,7 +101,7 @@ func runServe(o *serveOptions) error {
 		}
 	}
 	srv, err := web.New(ws, a, web.Options{Addr: o.Addr, Listen: o.Listen, AllowRemote: o.AllowRemote, WakeDir: rt.Dir,
-		NotifyCommand: notify.NotifyCommand, Hosts: fleet, SSH: ssh})
+		NotifyCommand: notify.NotifyCommand, Hosts: fleet, SSH: ssh, ReadOnly: o.ReadOnly, PublicURL: o.URL})
 	if err != nil {
 		return inputError(err)
 	}
@@ -113,6 +127,16 @@ func runServe(o *serveOptions) error {
 	fmt.Fprintf(o.Err, "ctx serve: agents of %s on %v (Ctrl-C stops)\n", ws.Root, srv.Addrs())
 	fmt.Fprintf(o.Err, "ctx serve: token and address in %s\n", info)
 	fmt.Fprintf(o.Out, "%s\n", srv.LoginURL())
+	if o.URL != "" {
+		fmt.Fprintf(o.Err, "ctx serve: from another device: %s\n", srv.PublicLoginURL())
+	}
+	if o.QR {
+		// On stderr: stdout's one line stays the login URL for scripts.
+		fmt.Fprintf(o.Err, "ctx serve: scan to sign in (%s):\n", srv.PublicLoginURL())
+		if err := termqr.Write(o.Err, srv.PublicLoginURL(), o.Getenv("NO_COLOR") == ""); err != nil {
+			o.Warn("--qr: %v", err)
+		}
+	}
 	if o.Open {
 		if err := openBrowser(srv.LoginURL()); err != nil {
 			o.Warn("--open: %v; open the URL above yourself", err)

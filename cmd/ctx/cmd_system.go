@@ -83,10 +83,16 @@ func agentPart(h *events.Hook, agentID string) events.AgentReply {
 
 // recordAgentActivity records an agent session's hook event as its activity.
 func recordAgentActivity(ws *loader.Workspace, agentID string, ev events.Event, h *events.Hook) error {
-	return agents.RecordHook(ws, agentID, agents.Status{
+	st := agents.Status{
 		Activity: ev.Activity, Detail: ev.Detail, Event: ev.Name, SessionID: h.SessionID,
 		Source: h.Payload.Source, Tool: h.Payload.ToolName, Summary: h.Payload.LastAssistantMessage, At: h.Now,
-	})
+	}
+	if ev.Activity == "needs_input" && h.Payload.ToolName != "" {
+		// A permission prompt: what the tool would do, for the person who answers it.
+		st.Input = h.Payload.ToolInput.Subject()
+		st.Summary = events.ToolSummary(h.Payload.ToolName, h.Payload.ToolInput)
+	}
+	return agents.RecordHook(ws, agentID, st)
 }
 
 // Stdin waits: a hook's payload arrives at once and is closed by Claude Code; a person's

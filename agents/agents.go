@@ -831,12 +831,13 @@ func KindOf(err error) Kind {
 	var nf *NotFoundError
 	var amb *AmbiguousError
 	var se *StateError
+	var mc *MergeConflictError
 	switch {
-	case errors.As(err, &nn), errors.As(err, &conflict):
+	case errors.As(err, &nn), errors.As(err, &conflict), errors.As(err, &mc):
 		return KindNotNow
 	case errors.As(err, &nf):
 		return KindNotFound
-	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy), errors.Is(err, ErrBadText), errors.Is(err, ErrNoCtxOnPath):
+	case errors.As(err, &amb), errors.As(err, &se), errors.Is(err, ErrWorktree), errors.Is(err, ErrGitStrategy), errors.Is(err, ErrBadText), errors.Is(err, ErrNoWorktree), errors.Is(err, ErrNoCtxOnPath):
 		return KindBadInput
 	}
 	return KindFailure

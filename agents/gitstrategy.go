@@ -41,7 +41,7 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("the stash %s does not apply cleanly (conflicts in %s); it is kept and the agent stays paused: resolve and resume, or resume with --resume-with-conflicts",
-		short(e.Stash), strings.Join(e.Files, ", "))
+		ShortSHA(e.Stash), strings.Join(e.Files, ", "))
 }
 
 // CheckGitStrategy validates a --git value ("" is keep).
@@ -159,7 +159,7 @@ func (c *Checkpoint) undoStrategy(goOn bool) (note string, err error) {
 						return "", &ConflictError{Files: inWay, Stash: c.Stash}
 					}
 				}
-				return "", fmt.Errorf("git stash apply %s: %w; the stash is kept", short(c.Stash), err)
+				return "", fmt.Errorf("git stash apply %s: %w; the stash is kept", ShortSHA(c.Stash), err)
 			}
 			if !goOn {
 				// Back to the tree as it was: the person decides.
@@ -167,7 +167,7 @@ func (c *Checkpoint) undoStrategy(goOn bool) (note string, err error) {
 				return "", &ConflictError{Files: conflicts, Stash: c.Stash}
 			}
 			return "The stash of your changes conflicted with changes made while you were paused, in: " +
-				strings.Join(conflicts, ", ") + ". Resolve the conflict markers in those files first. The stash is kept as " + short(c.Stash) + ".", nil
+				strings.Join(conflicts, ", ") + ". Resolve the conflict markers in those files first. The stash is kept as " + ShortSHA(c.Stash) + ".", nil
 		}
 		if i := findStashByID(c.Repo, c.Stash); i >= 0 {
 			_, _ = git(c.Repo, nil, "stash", "drop", "-q", fmt.Sprintf("stash@{%d}", i))
@@ -175,7 +175,7 @@ func (c *Checkpoint) undoStrategy(goOn bool) (note string, err error) {
 	case c.WIPCommit != "":
 		out, err := git(c.Repo, nil, "rev-parse", "--verify", "-q", "HEAD")
 		if err != nil || strings.TrimSpace(out) != c.WIPCommit {
-			return "Your work-in-progress commit " + short(c.WIPCommit) + " is no longer HEAD (someone committed on top or switched branch); it was left as it is.", nil
+			return "Your work-in-progress commit " + ShortSHA(c.WIPCommit) + " is no longer HEAD (someone committed on top or switched branch); it was left as it is.", nil
 		}
 		if _, err := git(c.Repo, nil, "reset", "-q", "--soft", "HEAD~1"); err != nil {
 			return "", fmt.Errorf("undo the WIP commit: %w", err)

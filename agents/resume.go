@@ -226,7 +226,7 @@ func (a *Agents) resumePrompt(rec *Record, plan *ResumePlan) string {
 	fmt.Fprintf(&b, "ctx: resumed%s.\n", away)
 	if ch := plan.Changes; ch != nil {
 		if ch.HeadMoved {
-			fmt.Fprintf(&b, "While paused: HEAD moved %s→%s.\n", short(ch.OldHead), short(ch.NewHead))
+			fmt.Fprintf(&b, "While paused: HEAD moved %s→%s.\n", ShortSHA(ch.OldHead), ShortSHA(ch.NewHead))
 		}
 		if ch.BranchMove {
 			fmt.Fprintf(&b, "While paused: the branch is now %s.\n", ch.Branch)
@@ -278,7 +278,8 @@ func (a *Agents) load(rec *Record) *loader.Result {
 	return a.Store.WS.Load(p, loader.LoadOptions{})
 }
 
-func short(sha string) string {
+// ShortSHA is a commit as people quote it: its first 7 hex digits.
+func ShortSHA(sha string) string {
 	if len(sha) > 7 {
 		return sha[:7]
 	}

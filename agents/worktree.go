@@ -19,10 +19,14 @@ import (
 
 // Worktree is the git worktree an agent runs in.
 type Worktree struct {
-	Repo         string `json:"repo"`
-	Path         string `json:"path"`
-	Branch       string `json:"branch"`
-	Base         string `json:"base"` // the commit the branch was made from ("" for an existing branch)
+	Repo   string `json:"repo"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Base   string `json:"base"` // the commit the branch was made from ("" for an existing branch)
+	// FromBranch is the branch it started from, which ctx agents diff compares with and
+	// merge merges into: --from's when that names a branch, else the one checked out
+	// where the agent was started.
+	FromBranch   string `json:"from_branch,omitempty"`
 	CreatedByCtx bool   `json:"created_by_ctx"`
 }
 
@@ -50,6 +54,13 @@ func addWorktree(dir, name, branch, from string) (*Worktree, error) {
 		return nil, err
 	}
 	wt := &Worktree{Repo: repo, Path: filepath.Join(folder, name), Branch: branch, CreatedByCtx: true}
+	if from != "" {
+		if _, err := git(repo, nil, "rev-parse", "--verify", "-q", "refs/heads/"+from); err == nil {
+			wt.FromBranch = from
+		}
+	} else if out, err := git(dir, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		wt.FromBranch = strings.TrimSpace(out)
+	}
 	if _, err := os.Stat(wt.Path); err == nil {
 		return nil, fmt.Errorf("%w: %s exists already", ErrWorktree, wt.Path)
 	}

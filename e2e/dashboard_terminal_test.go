@@ -117,9 +117,11 @@ func TestDashboardTerminalAndPermissions(t *testing.T) {
 func waitJS(t *testing.T, d *dashboard, limit time.Duration, what, script string) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
-	for !get(t, d, what, chromedp.Evaluate[bool](script)) {
+	// A page being loaded has no elements yet: that is a "not yet", not a failure.
+	guarded := `(() => { try { return !!(` + script + `); } catch (e) { return false; } })()`
+	for !get(t, d, what, chromedp.Evaluate[bool](guarded)) {
 		if time.Now().After(deadline) {
-			text := get(t, d, "screen", chromedp.Evaluate[string](`document.getElementById('screen').textContent`))
+			text := get(t, d, "screen", chromedp.Evaluate[string](`(document.getElementById('screen') || document.body).textContent`))
 			t.Fatalf("%s: not within %v; the terminal shows:\n%s", what, limit, tail(text, 3000))
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -140,5 +142,74 @@ func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 			t.Fatalf("waited %v for %s", limit, what)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Review and merge with the real client and a real browser: an agent on its own
+// worktree writes a file; its page shows the diff with the uncommitted part marked,
+// and the merge is refused while it is uncommitted; once committed, Merge in the page
+// brings it into the branch the agent started from (git is the oracle) and the
+// worktree stays. From the CLI: diff --stat, and a conflict refused with exit 3.
+func TestDashboardReviewAndMerge(t *testing.T) {
+	chrome := chromium(t)
+	e := agentsEnv(t)
+	wtRoot := filepath.Join(e.Workspace, ".ctx", "worktrees", "builder")
+	rel := ProjectPath("03-working/feature.md")
+	e.Model.Script(Call(20_000, Write(filepath.Join(wtRoot, rel), "the agent's feature\n")), Say("feature written", 21_000))
+	e.MustCtx("agents", "start", "1", "--name", "builder", "--worktree", "ctx/builder", "--permission-mode", "acceptEdits")
+	v := e.waitTurn("builder", time.Time{})
+	into := strings.TrimSpace(e.Git("-C", e.Workspace, "branch", "--show-current"))
+
+	if out := e.MustCtx("agents", "diff", "builder", "--stat"); !strings.Contains(out, rel+" *") || !strings.Contains(out, "against "+into) {
+		t.Errorf("diff --stat:\n%s", out)
+	}
+	d := startDashboard(t, e, chrome)
+	d.do(t, 20*time.Second, "log in", chromedp.Navigate(d.login), wait(`#live.on`))
+	d.do(t, 20*time.Second, "the agent's changes", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(d.base+"/agents/"+v.ID), wait(`#changes .files`))
+	files := get(t, d, "files", chromedp.Text(css(`#changes .files`)))
+	if !strings.Contains(files, rel) || !strings.Contains(files, "not committed") {
+		t.Errorf("the page's files: %q", files)
+	}
+	if patch := get(t, d, "patch", chromedp.Text(css(`#changes .patch .add`))); !strings.Contains(patch, "the agent's feature") {
+		t.Errorf("the page's patch: %q", patch)
+	}
+	// Nothing committed yet: no merge button; the CLI says why, exit 3.
+	if n := get(t, d, "merge buttons", chromedp.Evaluate[int](`document.querySelectorAll('#changes button[data-merge]').length`)); n != 0 {
+		t.Errorf("%d merge buttons with nothing committed", n)
+	}
+	if _, errs, code := e.Ctx("agents", "merge", "builder"); code != 3 || !strings.Contains(errs, rel) {
+		t.Errorf("merge with the work uncommitted: exit %d, %q", code, errs)
+	}
+	e.Git("-C", wtRoot, "add", "-A")
+	e.Git("-C", wtRoot, "commit", "-qm", "the agent's feature")
+	d.do(t, 20*time.Second, "reload", chromedp.Reload(), wait(`#changes button[data-merge=merge]`))
+	d.shot(t, "agent-changes-1280px")
+	d.do(t, 20*time.Second, "merge from the page", click(`#changes button[data-merge=merge]`), wait(`#changes`))
+	waitJS(t, d, 10*time.Second, "the merge's flash", `document.getElementById('flash').textContent.includes('merged ctx/builder into `+into+`')`)
+	if got := e.Git("-C", e.Workspace, "show", into+":"+rel); got != "the agent's feature\n" {
+		t.Errorf("%s after the merge holds %q", into, got)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.Workspace, rel)); err != nil || string(b) != "the agent's feature\n" {
+		t.Errorf("the main checkout after the merge: %q %v", b, err)
+	}
+	if _, err := os.Stat(wtRoot); err != nil {
+		t.Errorf("the worktree went with the merge: %v", err)
+	}
+
+	// A conflict: exit 3, the file named, nothing changed.
+	if err := os.WriteFile(filepath.Join(e.Workspace, rel), []byte("the person's version\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Git("-C", e.Workspace, "commit", "-qam", "the person's version")
+	if err := os.WriteFile(filepath.Join(wtRoot, rel), []byte("the agent's other version\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Git("-C", wtRoot, "commit", "-qam", "the agent's other version")
+	head := e.Git("-C", e.Workspace, "rev-parse", into)
+	if _, errs, code := e.Ctx("agents", "merge", "builder", "--squash"); code != 3 || !strings.Contains(errs, rel) {
+		t.Errorf("a conflicting merge: exit %d, %q", code, errs)
+	}
+	if e.Git("-C", e.Workspace, "rev-parse", into) != head {
+		t.Error("a refused merge moved the branch")
 	}
 }

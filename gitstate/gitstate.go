@@ -119,13 +119,27 @@ func Run(ctx context.Context, dir string, env []string, args ...string) ([]byte,
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("git %s in %s: %w", args[0], dir, ctx.Err())
 	}
-	return nil, &Error{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	return nil, &Error{Dir: dir, Args: args, Stdout: stdout.String(), Stderr: strings.TrimSpace(stderr.String()), Err: err}
+}
+
+// RunStatus runs git as Run does, for the commands whose exit status is an answer
+// (merge-tree: 1 is a conflict; diff --no-index: 1 is a difference): it returns
+// stdout and the status, and an error only when git could not run or was stopped.
+func RunStatus(ctx context.Context, dir string, args ...string) (string, int, error) {
+	out, err := Run(ctx, dir, nil, args...)
+	var ge *Error
+	var exit *exec.ExitError
+	if errors.As(err, &ge) && errors.As(ge.Err, &exit) {
+		return ge.Stdout, exit.ExitCode(), nil
+	}
+	return string(out), 0, err
 }
 
 // Error is a git run that failed, with what git said.
 type Error struct {
 	Dir    string
 	Args   []string
+	Stdout string // what it wrote before failing
 	Stderr string // all of it, trimmed; in English (Run)
 	Err    error  // the exit status
 }

@@ -38,6 +38,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/agents/{id}/send", s.apiSend)
 	mux.HandleFunc("POST /api/agents/{id}/keys", s.apiKeys)
 	mux.HandleFunc("POST /api/agents/{id}/permission", s.apiPermission)
+	mux.HandleFunc("GET /api/agents/{id}/diff", s.apiDiff)
+	mux.HandleFunc("POST /api/agents/{id}/merge", s.apiMerge)
 	mux.HandleFunc("DELETE /api/agents/{id}", s.apiRemove)
 	mux.HandleFunc("POST /api/agents/pause", s.apiBulk("pause"))
 	mux.HandleFunc("POST /api/agents/resume", s.apiBulk("resume"))

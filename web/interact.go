@@ -158,3 +158,52 @@ func (s *Server) guardOpinions(views []agents.View) map[string]string {
 	}
 	return out
 }
+
+// apiDiff is ctx agents diff --json: the agent's branch and worktree against the
+// branch it started from.
+func (s *Server) apiDiff(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.remote(r.PathValue("id")); ok {
+		writeError(w, http.StatusBadRequest, errors.New("diff: for an agent on another host, run ctx agents diff --host"))
+		return
+	}
+	rec, err := s.agents.Get(r.PathValue("id"))
+	var rv *agents.Review
+	if err == nil {
+		rv, err = s.agents.Review(rec, r.URL.Query().Get("into"))
+	}
+	if err != nil {
+		writeError(w, apiCode(err), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rv)
+}
+
+// mergeRequest is POST /api/agents/{id}/merge.
+type mergeRequest struct {
+	Squash bool   `json:"squash"`
+	Into   string `json:"into,omitempty"`
+}
+
+// apiMerge is ctx agents merge: it answers when the merge is done (a few git calls).
+func (s *Server) apiMerge(w http.ResponseWriter, r *http.Request) {
+	var req mergeRequest
+	if err := decode(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	if _, ok := s.remote(r.PathValue("id")); ok {
+		writeError(w, http.StatusBadRequest, errors.New("merge: for an agent on another host, run ctx agents merge --host"))
+		return
+	}
+	rec, err := s.agents.Get(r.PathValue("id"))
+	var res *agents.MergeResult
+	if err == nil {
+		res, err = s.agents.Merge(rec, agents.MergeOptions{Squash: req.Squash, Into: req.Into})
+	}
+	if err != nil {
+		writeError(w, apiCode(err), err)
+		return
+	}
+	s.agents.Store.Feed(rec.ID, "agent.action", map[string]any{"op": "merge", "source": "web"})
+	writeJSON(w, http.StatusOK, res)
+}

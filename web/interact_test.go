@@ -287,3 +287,73 @@ func TestReadOnlyAndPublicURL(t *testing.T) {
 		}
 	}
 }
+
+// The review from the page: the diff of an agent on its own branch, and its merge
+// (git is the oracle); a conflict is refused with the file named and nothing changed.
+func TestDiffAndMergeAPI(t *testing.T) {
+	ts := startServer(t)
+	repo := t.TempDir()
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(repo, "init", "-q", "-b", "main")
+	write(filepath.Join(repo, "a.txt"), "a\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "start")
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(repo, "worktree", "add", "-q", "-b", "ctx/x", wt)
+	write(filepath.Join(wt, "a.txt"), "a, the agent's\n")
+	git(wt, "commit", "-qam", "agent: a")
+	now := time.Now().UTC()
+	rec := &agents.Record{ID: "a-merge1", Name: "merger", Project: "01-checkout-redesign", State: agents.Paused, StateSince: now, CreatedAt: now,
+		Cwd: wt, Worktree: &agents.Worktree{Repo: repo, Path: wt, Branch: "ctx/x", FromBranch: "main"}}
+	if err := ts.store.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + ts.Token()}
+	resp := ts.req("GET", "/api/agents/a-merge1/diff", bearer, "")
+	var rv agents.Review
+	_ = json.NewDecoder(resp.Body).Decode(&rv)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || rv.Into != "main" || len(rv.Files) != 1 || !strings.Contains(rv.Patch, "+a, the agent's") {
+		t.Errorf("diff: %d %+v", resp.StatusCode, rv)
+	}
+	page := ts.req("GET", "/agents/a-merge1", map[string]string{"Cookie": ts.cookie()}, "")
+	html, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(html), `<span class="add">&#43;a, the agent&#39;s</span>`) || !strings.Contains(string(html), `data-merge="squash"`) {
+		t.Errorf("the agent page lacks the diff or the merge buttons:\n%s", html)
+	}
+	// A conflicting change on main: refused, named, nothing changed.
+	write(filepath.Join(repo, "a.txt"), "a, the person's\n")
+	git(repo, "commit", "-qam", "person: a")
+	head := git(repo, "rev-parse", "main")
+	if code, body := ts.postJSON("/api/agents/a-merge1/merge", map[string]any{}); code != 409 || !strings.Contains(body, "a.txt") {
+		t.Errorf("a conflicting merge: %d %s", code, body)
+	}
+	if git(repo, "rev-parse", "main") != head || git(repo, "status", "--porcelain") != "" {
+		t.Error("a refused merge changed main")
+	}
+	git(repo, "reset", "-q", "--hard", "HEAD~1")
+	code, body := ts.postJSON("/api/agents/a-merge1/merge", map[string]any{"squash": true})
+	if code != 200 || !strings.Contains(body, `"how": "squash"`) || git(repo, "show", "main:a.txt") != "a, the agent's" {
+		t.Errorf("squash merge: %d %s", code, body)
+	}
+	if code, _ := ts.postJSON("/api/agents/a-merge1/merge", map[string]any{"bogus": 1}); code != 400 {
+		t.Errorf("an unknown field: %d, want 400", code)
+	}
+}

@@ -36,9 +36,11 @@ type pages struct {
 
 func newPages() (*pages, error) {
 	funcs := template.FuncMap{
-		"ago":  func(t time.Time) string { return agents.Age(time.Since(t)) },
-		"time": func(t time.Time) string { return t.Local().Format(time.DateTime) },
-		"mb":   func(kb int64) int64 { return kb / 1024 },
+		"ago":   func(t time.Time) string { return agents.Age(time.Since(t)) },
+		"time":  func(t time.Time) string { return t.Local().Format(time.DateTime) },
+		"mb":    func(kb int64) int64 { return kb / 1024 },
+		"sha":   agents.ShortSHA,
+		"patch": patchLines,
 	}
 	parse := func(name string) (*template.Template, error) {
 		return template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/row.html", "assets/"+name)
@@ -130,6 +132,10 @@ type agentView struct {
 	// Interactive: keys may be typed into its terminal (a local agent, a server that
 	// is not read-only).
 	Interactive bool
+	// Review is what an agent on its own branch changed (nil without a worktree),
+	// and ReviewError why it could not be read.
+	Review      *agents.Review
+	ReviewError string
 	Timeline    []feedLine
 	Next        string
 	Tasks       []loader.PendingTask
@@ -159,6 +165,13 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Screen = strings.TrimRight(v.Screen, "\n ")
 	v.Interactive = !s.opts.ReadOnly
+	if rec.Worktree != nil {
+		if rv, err := s.agents.Review(rec, ""); err != nil {
+			v.ReviewError = err.Error()
+		} else {
+			v.Review = rv
+		}
+	}
 	v.Timeline = s.timeline(rec.ID, 30)
 	if p, err := s.ws.Resolve(rec.Project); err == nil {
 		res := s.ws.Load(p, loader.LoadOptions{})
@@ -337,4 +350,28 @@ func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 		Projects []projectRow
 		Root     string
 	}{rows, s.ws.Root}})
+}
+
+// patchLine is a line of a patch and how the page marks it.
+type patchLine struct{ Class, Text string }
+
+// patchLines splits a patch for the page: added, removed, hunk and file lines marked.
+func patchLines(patch string) []patchLine {
+	var out []patchLine
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\n")
+		class := ""
+		switch {
+		case strings.HasPrefix(line, "diff --git"), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+			class = "file"
+		case strings.HasPrefix(line, "@@"):
+			class = "hunk"
+		case strings.HasPrefix(line, "+"):
+			class = "add"
+		case strings.HasPrefix(line, "-"):
+			class = "del"
+		}
+		out = append(out, patchLine{class, line})
+	}
+	return out
 }

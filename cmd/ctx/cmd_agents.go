@@ -38,6 +38,7 @@ Exit codes: 0 ok, 1 failure, 2 bad input (unknown agent, wrong state),
 		newAgentsPauseCmd(app), newAgentsResumeCmd(app), newAgentsOpenCmd(app),
 		newAgentsSendCmd(app), newAgentsLogsCmd(app), newAgentsRmCmd(app), newAgentsHandoffCmd(app),
 		newAgentsEventsCmd(app), newAgentsMoveCmd(app), newAgentsMarkMovingCmd(app),
+		newAgentsDiffCmd(app), newAgentsMergeCmd(app),
 	)
 	addHostFlag(cmd, app)
 	// With --host, a command runs on that host (cmd_agents_hosts.go); list reads every

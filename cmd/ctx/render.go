@@ -31,6 +31,14 @@ func (a *App) dataOut() io.Writer {
 	return a.Out
 }
 
+// count is n things in words: "1 commit", "3 commits".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // style applies ANSI colours when they are on.
 type style struct{ on bool }
 
@@ -44,6 +52,7 @@ func (s style) wrap(code, text string) string {
 func (s style) bold(t string) string  { return s.wrap("1", t) }
 func (s style) dim(t string) string   { return s.wrap("2", t) }
 func (s style) green(t string) string { return s.wrap("32", t) }
+func (s style) red(t string) string   { return s.wrap("31", t) }
 
 func (s style) status(status string) string {
 	switch strings.ToUpper(status) {

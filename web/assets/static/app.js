@@ -247,6 +247,16 @@
     } catch (err) { say(err.message, true); }
   };
   document.addEventListener('click', async (e) => {
+    const m = e.target.closest('button[data-merge]');
+    if (m) {
+      const squash = m.dataset.merge === 'squash';
+      try {
+        const res = await api('POST', '/api/agents/' + encodeURIComponent(agentID) + '/merge', { squash });
+        sessionStorage.setItem('ctx-flash', 'merged ' + res.branch + ' into ' + res.into + ' (' + res.how + ', ' + res.commit.slice(0, 7) + ')');
+        location.reload();
+      } catch (err) { say(err.message, true); }
+      return;
+    }
     const b = e.target.closest('button[data-act], button[data-bulk]');
     if (!b) return;
     if (b.dataset.act) return act(b.dataset.act, b.closest('li.row').dataset.id);
@@ -270,6 +280,8 @@
     }
   });
 
+  const kept = sessionStorage.getItem('ctx-flash');
+  if (kept) { sessionStorage.removeItem('ctx-flash'); say(kept); }
   const nb = document.getElementById('notify');
   if (window.Notification && Notification.permission === 'default') {
     nb.hidden = false;

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxtools/ctx/internal/shquote"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // Agents runs the operations on a workspace's agents. Each command makes one; nothing
@@ -37,6 +38,8 @@ type Agents struct {
 	// every second, and a transcript changes only when the agent works.
 	contextsMu sync.Mutex
 	contexts   map[string]contextEntry
+	// ledger reads what the agents' transcripts spent, each from where it last ended.
+	ledger usage.Ledger
 }
 
 type contextEntry struct {
@@ -444,6 +447,7 @@ type View struct {
 	Activity Status `json:"activity"`
 	Attached bool   `json:"attached"`
 	RSSKB    int64  `json:"rss_kb"`
+	Tokens   Spent  `json:"tokens"`
 }
 
 // UnmarshalJSON reads a View as MarshalJSON wrote it: the record's fields and the
@@ -453,11 +457,12 @@ func (v *View) UnmarshalJSON(data []byte) error {
 		Activity Status `json:"activity"`
 		Attached bool   `json:"attached"`
 		RSSKB    int64  `json:"rss_kb"`
+		Tokens   Spent  `json:"tokens"`
 	}
 	if err := unmarshalBeside(data, &v.Record, &own); err != nil {
 		return err
 	}
-	v.Activity, v.Attached, v.RSSKB = own.Activity, own.Attached, own.RSSKB
+	v.Activity, v.Attached, v.RSSKB, v.Tokens = own.Activity, own.Attached, own.RSSKB, own.Tokens
 	return nil
 }
 
@@ -504,7 +509,7 @@ func (a *Agents) List() ([]View, []error) {
 				problems = append(problems, err)
 			}
 		}
-		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID)}
+		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID), Tokens: a.Spent(r, time.Now())}
 		if p, ok := panes[r.Tmux.Session]; ok && r.State.Running() {
 			v.Attached = p.Attached
 			v.RSSKB = RSSKB(Marked(r.ID))

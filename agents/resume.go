@@ -3,12 +3,14 @@ package agents
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ctxtools/ctx/internal/claude"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // ResumeOptions say how to resume.
@@ -332,4 +334,48 @@ func (a *Agents) ContextPercent(rec *Record) (pct float64, ok bool) {
 	a.contexts[key] = c
 	a.contextsMu.Unlock()
 	return c.pct, c.ok
+}
+
+// Spent is what an agent's sessions cost, as the API bills it (usage.Ledger): all of
+// them (each session of its chain, and their subagents), and today's part, by the
+// local date.
+type Spent struct {
+	All   usage.Tokens `json:"all"`
+	Today usage.Tokens `json:"today"`
+}
+
+// Spent reads what rec's sessions spent, from their transcripts.
+func (a *Agents) Spent(rec *Record, now time.Time) Spent {
+	var out Spent
+	dir, err := claude.ConfigDir(a.Getenv)
+	if err != nil {
+		return out
+	}
+	today := now.Local().Format(time.DateOnly)
+	seen := map[string]bool{}
+	sessions := append([]string{rec.Claude.SessionID}, rec.Claude.PreviousSessionIDs...)
+	for _, l := range rec.Chain {
+		sessions = append(sessions, l.SessionID)
+	}
+	for _, sid := range sessions {
+		if sid == "" || seen[sid] {
+			continue
+		}
+		seen[sid] = true
+		main := claude.TranscriptPath(dir, rec.Cwd, sid)
+		subagents, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(main, ".jsonl"), "subagents", "*.jsonl"))
+		for _, path := range append([]string{main}, subagents...) {
+			days, err := a.ledger.Spent(path)
+			if err != nil {
+				continue
+			}
+			for day, t := range days {
+				out.All = out.All.Add(t)
+				if day == today {
+					out.Today = out.Today.Add(t)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -2,10 +2,14 @@ package agents
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctxtools/ctx/internal/claude"
 )
 
 // reviewSetup is a repository on main with an agent's worktree on ctx/feature, made
@@ -181,5 +185,40 @@ func TestMerge(t *testing.T) {
 	}
 	if _, err := os.Stat(wt); err != nil {
 		t.Errorf("the worktree went: %v", err)
+	}
+}
+
+// What an agent spent: each session of its chain and their subagents' transcripts,
+// today's part by the local date; a session named twice counts once.
+func TestSpentReadsTheWholeChain(t *testing.T) {
+	cfg := t.TempDir()
+	cwd := t.TempDir()
+	a := &Agents{Getenv: func(k string) string {
+		if k == claude.EnvConfigDir {
+			return cfg
+		}
+		return ""
+	}}
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.Local)
+	line := func(id string, at time.Time, in, out int64) string {
+		return fmt.Sprintf(`{"type":"assistant","requestId":"r-%s","timestamp":%q,"message":{"id":%q,"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":%d}}}`+"\n",
+			id, at.UTC().Format(time.RFC3339), id, in, out)
+	}
+	put := func(path, text string) {
+		t.Helper()
+		_ = os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := claude.TranscriptPath(cfg, cwd, "s-1")
+	put(first, line("m1", now.AddDate(0, 0, -1), 100, 10))
+	put(strings.TrimSuffix(first, ".jsonl")+"/subagents/agent-x.jsonl", line("m2", now.AddDate(0, 0, -1), 7, 1))
+	put(claude.TranscriptPath(cfg, cwd, "s-2"), line("m3", now, 50, 5))
+	rec := &Record{Cwd: cwd, Claude: Claude{SessionID: "s-2", PreviousSessionIDs: []string{"s-1"}},
+		Chain: []Link{{SessionID: "s-1"}, {SessionID: "s-2"}}}
+	got := a.Spent(rec, now)
+	if got.All.Input != 157 || got.All.Output != 16 || got.Today.Input != 50 || got.Today.Output != 5 {
+		t.Errorf("spent %+v", got)
 	}
 }

@@ -104,6 +104,21 @@ func TestDashboardTerminalAndPermissions(t *testing.T) {
 	if !strings.Contains(log, `"decision":"allow","rule":"dashboard"`) || !strings.Contains(log, `"decision":"deny","rule":"dashboard"`) {
 		t.Errorf("the audit log lacks the page's answers: %v\n%s", audit, log)
 	}
+	// Tokens spent, from the transcripts the real client wrote of the stand-in's
+	// usage: each request counted once, input and output apart.
+	var listed []struct {
+		ID     string `json:"id"`
+		Tokens struct {
+			All, Today struct{ Input, Output int64 }
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(e.MustCtx("agents", "list", "--json")), &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("agents list --json: %v %d", err, len(listed))
+	}
+	if tk := listed[0].Tokens; tk.All.Input < 20_000 || tk.All.Output == 0 || tk.Today != tk.All {
+		t.Errorf("tokens in agents list --json: %+v", tk)
+	}
+	waitJS(t, d, 10*time.Second, "the row's tokens", `document.querySelector('li.row [data-f=tokens]').textContent.endsWith('tokens today')`)
 	d.shot(t, "agent-terminal-1280px")
 	d.do(t, 20*time.Second, "360 px", chromedp.EmulateViewport(360, 740), chromedp.Navigate(page), wait(`#live.on`))
 	waitJS(t, d, 10*time.Second, "the terminal at 360 px", screenHas("touch denied.txt"))

@@ -223,7 +223,7 @@ func TestDashboard(t *testing.T) {
 	d.do(t, 10*time.Second, "rows in their groups",
 		wait(rowIn("idle", alpha.ID)), wait(rowIn("idle", beta.ID)), wait(rowIn("needs_input", asker.ID)))
 	// How full each active agent's context is, read from its transcript.
-	if pct := get(t, d, "context", chromedp.Text(css(rowIn("idle", alpha.ID)+` [data-f=context]`))); !regexp.MustCompile(`^\d+%$`).MatchString(pct) {
+	if pct := get(t, d, "context", chromedp.Text(css(rowIn("idle", alpha.ID)+` [data-f=context]`))); !regexp.MustCompile(`^context \d+%$`).MatchString(pct) {
 		t.Errorf("the row shows context %q, want a percentage", pct)
 	}
 	if title := get(t, d, "title", chromedp.Title()); title != "(1) ctx" {

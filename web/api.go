@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", s.agentsPage)
 	mux.HandleFunc("GET /agents/{id}", s.agentPage)
 	mux.HandleFunc("GET /projects", s.projectsPage)
+	mux.HandleFunc("GET /terminals", s.terminalsPage)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 	mux.HandleFunc("GET /events", s.events)
 

@@ -346,6 +346,9 @@ func (s *Server) refresh(full bool) {
 			if l, ok := last[r.ID]; ok && l.State == string(r.State) && r.State.Running() {
 				v.RSSKB = l.RSSKB
 			}
+			if l, ok := last[r.ID]; ok {
+				v.Tokens = l.Tokens
+			}
 			views = append(views, v)
 		}
 	}

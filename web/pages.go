@@ -20,6 +20,7 @@ import (
 	"github.com/ctxtools/ctx/hosts"
 	"github.com/ctxtools/ctx/internal/shquote"
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/usage"
 )
 
 //go:embed assets
@@ -31,7 +32,7 @@ var staticFS, _ = fs.Sub(assets, "assets/static")
 // pages are the templates. Agent text reaches them only as strings, which
 // html/template escapes: no template.HTML is ever made from agent data.
 type pages struct {
-	agents, agent, projects, signin *template.Template
+	agents, agent, projects, terminals, signin *template.Template
 }
 
 func newPages() (*pages, error) {
@@ -54,6 +55,9 @@ func newPages() (*pages, error) {
 		return nil, err
 	}
 	if p.projects, err = parse("projects.html"); err != nil {
+		return nil, err
+	}
+	if p.terminals, err = parse("terminals.html"); err != nil {
 		return nil, err
 	}
 	if p.signin, err = template.ParseFS(assets, "assets/signin.html"); err != nil {
@@ -155,7 +159,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request) {
 	v := agentView{Rec: rec, Detail: s.agents.Detail(rec)}
 	v.Row = rowOf(agents.View{Record: rec, Activity: v.Detail.Activity})
 	if row, ok := s.hub.rowByID(rec.ID); ok {
-		v.Row.RSSKB, v.Row.Context, v.Row.Guard = row.RSSKB, row.Context, row.Guard
+		v.Row.RSSKB, v.Row.Context, v.Row.Guard, v.Row.Tokens = row.RSSKB, row.Context, row.Guard, row.Tokens
 		v.Row.texts()
 	}
 	if rec.State.Running() {
@@ -329,7 +333,8 @@ func (s *Server) timeline(id string, n int) []feedLine {
 
 type projectRow struct {
 	*loader.Project
-	Agents int
+	Agents                  int
+	TokensText, TokensTitle string
 }
 
 func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
@@ -339,17 +344,33 @@ func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	count := map[string]int{}
+	spent := map[string]agents.Spent{}
+	var today usage.Tokens
 	for _, row := range s.hub.Rows() {
 		count[row.Project]++
+		sp := spent[row.Project]
+		sp.All, sp.Today = sp.All.Add(row.Tokens.All), sp.Today.Add(row.Tokens.Today)
+		spent[row.Project] = sp
+		today = today.Add(row.Tokens.Today)
 	}
 	var rows []projectRow
 	for _, p := range all {
-		rows = append(rows, projectRow{Project: p, Agents: count[p.ID]})
+		pr := projectRow{Project: p, Agents: count[p.ID]}
+		if sp := spent[p.ID]; sp.All.Total() > 0 {
+			pr.TokensText = usage.Brief(sp.Today.Total()) + " tokens today, " + usage.Brief(sp.All.Total()) + " in all"
+			pr.TokensTitle = "as billed, today: " + sp.Today.Parts() + "; in all: " + sp.All.Parts()
+		}
+		rows = append(rows, pr)
 	}
-	s.render(w, s.pages.projects, page{Title: "Projects · ctx", Page: "projects", Data: struct {
-		Projects []projectRow
-		Root     string
-	}{rows, s.ws.Root}})
+	data := struct {
+		Projects          []projectRow
+		Root              string
+		Today, TodayTitle string
+	}{Projects: rows, Root: s.ws.Root}
+	if today.Total() > 0 {
+		data.Today, data.TodayTitle = usage.Brief(today.Total())+" tokens ("+today.Parts()+")", "as billed: four counts at four prices"
+	}
+	s.render(w, s.pages.projects, page{Title: "Projects · ctx", Page: "projects", Data: data})
 }
 
 // patchLine is a line of a patch and how the page marks it.
@@ -374,4 +395,16 @@ func patchLines(patch string) []patchLine {
 		out = append(out, patchLine{class, line})
 	}
 	return out
+}
+
+// terminalsPage shows the terminal of every agent running here, read-only, at most
+// maxScreens of them (one event stream carries them all).
+func (s *Server) terminalsPage(w http.ResponseWriter, r *http.Request) {
+	var live []Row
+	for _, row := range s.hub.Rows() {
+		if row.Host == agents.LocalHost && agents.State(row.State).Running() && len(live) < maxScreens {
+			live = append(live, row)
+		}
+	}
+	s.render(w, s.pages.terminals, page{Title: "Terminals · ctx", Page: "terminals", Data: live})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ctxtools/ctx/agents"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // Row is an agent as the Agents page shows it, and the data of its events: the page's
@@ -33,18 +34,23 @@ type Row struct {
 	Guard     string `json:"guard,omitempty"`
 	GuardText string `json:"guard_text,omitempty"`
 	// Memory is what the agent holds ("312 MB") or its pause freed ("freed 245 MB").
-	Memory     string    `json:"memory,omitempty"`
-	Since      time.Time `json:"since"`
-	ActivityAt time.Time `json:"activity_at"`
-	RSSKB      int64     `json:"rss_kb"`
-	FreedKB    int64     `json:"freed_kb"`
-	Branch     string    `json:"branch,omitempty"`
-	Dirty      int       `json:"dirty"`
-	LastError  string    `json:"last_error,omitempty"`
-	Attention  string    `json:"attention,omitempty"` // a handoff that did not take
-	Busy       string    `json:"busy,omitempty"`      // an operation this server runs on it
-	CanPause   bool      `json:"can_pause"`
-	CanResume  bool      `json:"can_resume"`
+	Memory string `json:"memory,omitempty"`
+	// Tokens is what its sessions spent, as billed; TokensText says today's part in
+	// brief and TokensTitle the four counts.
+	Tokens      agents.Spent `json:"tokens"`
+	TokensText  string       `json:"tokens_text,omitempty"`
+	TokensTitle string       `json:"tokens_title,omitempty"`
+	Since       time.Time    `json:"since"`
+	ActivityAt  time.Time    `json:"activity_at"`
+	RSSKB       int64        `json:"rss_kb"`
+	FreedKB     int64        `json:"freed_kb"`
+	Branch      string       `json:"branch,omitempty"`
+	Dirty       int          `json:"dirty"`
+	LastError   string       `json:"last_error,omitempty"`
+	Attention   string       `json:"attention,omitempty"` // a handoff that did not take
+	Busy        string       `json:"busy,omitempty"`      // an operation this server runs on it
+	CanPause    bool         `json:"can_pause"`
+	CanResume   bool         `json:"can_resume"`
 }
 
 // The groups of the Agents page, in the order shown.
@@ -60,7 +66,7 @@ var groups = []struct{ Key, Title string }{
 func rowOf(v agents.View) Row {
 	r := Row{ID: v.ID, Host: cmp.Or(v.Host, agents.LocalHost), Name: v.Name, Project: v.Project, State: string(v.State), Activity: v.Activity.Activity,
 		Detail: v.Activity.Detail, Tool: v.Activity.Tool, Summary: v.Activity.Summary, Since: v.StateSince,
-		ActivityAt: v.Activity.At, RSSKB: v.RSSKB, LastError: v.LastError,
+		ActivityAt: v.Activity.At, RSSKB: v.RSSKB, Tokens: v.Tokens, LastError: v.LastError,
 		CanPause: v.State == agents.Active && v.Op == nil, CanResume: v.State.Resumable() && v.Op == nil}
 	if v.Pause != nil {
 		r.FreedKB = v.Pause.RSSFreedKB
@@ -121,6 +127,15 @@ func (r *Row) texts() {
 	default:
 		r.Memory = ""
 	}
+	switch all, today := r.Tokens.All.Total(), r.Tokens.Today.Total(); {
+	case today > 0:
+		r.TokensText = usage.Brief(today) + " tokens today"
+	case all > 0:
+		r.TokensText = usage.Brief(all) + " tokens, none today"
+	default:
+		r.TokensText = ""
+	}
+	r.TokensTitle = "tokens as billed, today: " + r.Tokens.Today.Parts() + "; in all: " + r.Tokens.All.Parts()
 	switch r.Guard {
 	case "":
 		r.GuardText = ""

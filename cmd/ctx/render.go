@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxtools/ctx/internal/termtext"
 	"github.com/ctxtools/ctx/loader"
+	"github.com/ctxtools/ctx/usage"
 )
 
 // writeJSON prints v as JSON: indented on a terminal, compact in a pipe, where an agent
@@ -125,13 +126,13 @@ func renderBriefing(app *App, out loadOutput) {
 		for _, rd := range r.RecommendedReads {
 			total += rd.Tokens
 		}
-		fmt.Fprintf(w, "\n%s %s\n", s.bold("Read, in order"), s.dim(fmt.Sprintf("(~%s tokens)", tokens(total))))
+		fmt.Fprintf(w, "\n%s %s\n", s.bold("Read, in order"), s.dim(fmt.Sprintf("(~%s tokens)", usage.Brief(int64(total)))))
 		width := 0
 		for _, rd := range r.RecommendedReads {
 			width = max(width, utf8.RuneCountInString(rd.Path))
 		}
 		for i, rd := range r.RecommendedReads {
-			cost := tokens(rd.Tokens)
+			cost := usage.Brief(int64(rd.Tokens))
 			switch {
 			case rd.Directory:
 				cost = "folder"
@@ -154,17 +155,6 @@ func renderBriefing(app *App, out loadOutput) {
 	for _, line := range strings.Split(r.Instructions, "\n") {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
-}
-
-// tokens formats a token count briefly: 950, 3.1k, 42k.
-func tokens(n int) string {
-	switch {
-	case n >= 10_000:
-		return fmt.Sprintf("%dk", (n+500)/1000)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 // renderProjects prints the project list: a bar and colour on a terminal, plain

@@ -35,6 +35,7 @@
     summary: (r) => r.summary || '', error: (r) => r.attention || r.last_error || '',
     branch: (r) => r.branch ? 'branch ' + r.branch + (r.dirty ? ' · ' + r.dirty + ' dirty' : '') : '',
     host: (r) => r.host && r.host !== 'local' ? r.host : '',
+    tokens: (r) => r.tokens_text || '',
     tool: (r) => r.tool || '', input: (r) => r.input || '', guard: (r) => r.guard_text || '', ask: () => null,
   };
   // What each agent's last action from this page was, to say when it is done.
@@ -50,6 +51,7 @@
     ask.dataset.at = r.activity_at;
     el.querySelector('.ask-guard').classList.toggle('bad', !!r.guard && r.guard !== 'ok');
     el.querySelector('[data-f=for]').dataset.since = r.since;
+    el.querySelector('[data-f=tokens]').title = r.tokens_title || '';
     el.querySelector('a.name').href = '/agents/' + encodeURIComponent(r.id);
     el.querySelector('.pick').value = r.id;
     el.querySelector('[data-act=pause]').hidden = !r.can_pause;

@@ -501,6 +501,7 @@ func (a *Agents) List() ([]View, []error) {
 		panes = nil
 	}
 	var out []View
+	var marked map[string][]int // the agents' processes, found once for all of them
 	for _, r := range records {
 		if panes != nil {
 			if rr, err := a.reconcile(r, panes); err == nil {
@@ -512,7 +513,10 @@ func (a *Agents) List() ([]View, []error) {
 		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID), Tokens: a.Spent(r, time.Now())}
 		if p, ok := panes[r.Tmux.Session]; ok && r.State.Running() {
 			v.Attached = p.Attached
-			v.RSSKB = RSSKB(Marked(r.ID))
+			if marked == nil {
+				marked = MarkedAll()
+			}
+			v.RSSKB = RSSKB(marked[r.ID])
 		}
 		out = append(out, v)
 	}

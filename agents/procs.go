@@ -12,15 +12,20 @@ import (
 // Marked returns the pids of this user's processes whose environment carries
 // CTX_AGENT_ID=id: the agent's claude, its shells, and children that left the process
 // group (setsid, nohup) but kept the environment. Linux only (/proc); elsewhere none.
-func Marked(id string) []int {
-	marker := []byte(EnvAgentID + "=" + id + "\x00")
+func Marked(id string) []int { return MarkedAll()[id] }
+
+// MarkedAll is Marked for every agent at once, by agent id: one pass over /proc,
+// each process's environment read once (a dashboard asks for all its agents every
+// two seconds).
+func MarkedAll() map[string][]int {
+	key := []byte(EnvAgentID + "=")
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	self := os.Getpid()
 	uid := os.Getuid()
-	var pids []int
+	out := map[string][]int{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
@@ -37,11 +42,14 @@ func Marked(id string) []int {
 		if err != nil {
 			continue
 		}
-		if bytes.Contains(append([]byte{0}, env...), append([]byte{0}, marker...)) || bytes.HasSuffix(env, marker[:len(marker)-1]) {
-			pids = append(pids, pid)
+		for kv := range bytes.SplitSeq(env, []byte{0}) {
+			if id, ok := bytes.CutPrefix(kv, key); ok && len(id) > 0 {
+				out[string(id)] = append(out[string(id)], pid)
+				break
+			}
 		}
 	}
-	return pids
+	return out
 }
 
 // RSSKB is the resident memory of the processes, in kB.

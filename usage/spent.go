@@ -71,7 +71,9 @@ type Ledger struct {
 
 type ledgerFile struct {
 	offset   int64 // the end of the last whole line read
+	size     int64 // the file's size at the last read
 	requests map[string]request
+	days     map[string]Tokens // the requests summed by day, as Spent returns them
 }
 
 // request is one API request's counts and the local day it was made.
@@ -81,7 +83,7 @@ type request struct {
 }
 
 // Spent returns what the transcript at path spent, by local day ("2006-01-02"). A
-// missing transcript spent nothing.
+// missing transcript spent nothing. The map is the ledger's: read it, do not change it.
 func (l *Ledger) Spent(path string) (map[string]Tokens, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -89,7 +91,7 @@ func (l *Ledger) Spent(path string) (map[string]Tokens, error) {
 		l.files = map[string]*ledgerFile{}
 	}
 	lf := l.files[path]
-	f, err := os.Open(path)
+	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		delete(l.files, path)
 		return nil, nil
@@ -97,25 +99,27 @@ func (l *Ledger) Spent(path string) (map[string]Tokens, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if lf != nil && fi.Size() == lf.size {
+		return lf.days, nil // nothing new: a dashboard asks every two seconds
 	}
 	if lf == nil || fi.Size() < lf.offset {
 		lf = &ledgerFile{requests: map[string]request{}}
 		l.files[path] = lf
 	}
-	if fi.Size() > lf.offset {
-		if err := lf.read(f, fi.Size()); err != nil {
-			return nil, err
-		}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	out := map[string]Tokens{}
+	defer func() { _ = f.Close() }()
+	if err := lf.read(f, fi.Size()); err != nil {
+		return nil, err
+	}
+	lf.size = fi.Size()
+	lf.days = map[string]Tokens{}
 	for _, r := range lf.requests {
-		out[r.day] = out[r.day].Add(r.tokens)
+		lf.days[r.day] = lf.days[r.day].Add(r.tokens)
 	}
-	return out, nil
+	return lf.days, nil
 }
 
 // read reads the whole lines between the offset and size; a last line without its

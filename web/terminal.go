@@ -25,7 +25,7 @@ const (
 	// answer is drawn about 15 times a second, not once per chunk.
 	screenGap = 60 * time.Millisecond
 	// screenSafety captures now and then even without word from tmux.
-	screenSafety = 5 * time.Second
+	screenSafety = 30 * time.Second
 )
 
 // terminals are the followers running, by agent id. Only the refresh loop starts and

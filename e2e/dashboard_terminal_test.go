@@ -78,6 +78,12 @@ func TestDashboardTerminalAndPermissions(t *testing.T) {
 	})
 	waitJS(t, d, 20*time.Second, "the turn's end on the terminal, without a reload", screenHas("allowed and done"))
 	d.do(t, 10*time.Second, "the prompt leaves the page", wait(ask+`[hidden]`))
+	// The row's summary (the agent's last words) starts under its name, not floated to
+	// the right.
+	waitJS(t, d, 10*time.Second, "the summary", `document.querySelector('.row .summary').textContent.includes('allowed and done')`)
+	if dx := get(t, d, "summary's place", chromedp.Evaluate[float64](`document.querySelector('.row .summary').getBoundingClientRect().left - document.querySelector('.row .name').getBoundingClientRect().left`)); dx < -2 || dx > 2 {
+		t.Errorf("the summary starts %.0f px from the name", dx)
+	}
 
 	// Typed into the focused terminal itself this time; then Deny: the tool never runs.
 	e.Model.Script(Call(22_000, Bash("touch denied.txt")), Say("should not be asked", 22_000))
@@ -120,6 +126,9 @@ func TestDashboardTerminalAndPermissions(t *testing.T) {
 	}
 	waitJS(t, d, 10*time.Second, "the row's tokens", `document.querySelector('li.row [data-f=tokens]').textContent.endsWith('tokens today')`)
 	d.shot(t, "agent-terminal-1280px")
+	d.do(t, 20*time.Second, "the Terminals page", chromedp.Navigate(d.base+"/terminals"), wait(`#live.on`))
+	waitJS(t, d, 10*time.Second, "the Terminals page draws the agent", `document.querySelector('pre.term[data-id="`+v.ID+`"]').dataset.drawn === '1'`)
+	d.shot(t, "terminals-1280px")
 	d.do(t, 20*time.Second, "360 px", chromedp.EmulateViewport(360, 740), chromedp.Navigate(page), wait(`#live.on`))
 	waitJS(t, d, 10*time.Second, "the terminal at 360 px", screenHas("touch denied.txt"))
 	if width := get(t, d, "width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); width > 360 {

@@ -261,6 +261,15 @@ func TestDashboard(t *testing.T) {
 	if v := e.waitTurn("alpha", time.Time{}); v.State != "active" || len(v.Claude.PreviousSessionIDs) != 0 {
 		t.Errorf("after Resume in the page: %+v", v)
 	}
+	// The status line names the agent and says the resume finished, not that it started.
+	waitJS(t, d, 10*time.Second, "the status line after the resume", `document.getElementById('flash').textContent === 'alpha resumed'`)
+	// The row's values say what they are.
+	for f, prefix := range map[string]string{"for": "for ", "context": "context ", "tokens": ""} {
+		text := get(t, d, "row "+f, chromedp.Text(css(rowIn("idle", alpha.ID)+` [data-f=`+f+`]`)))
+		if !strings.HasPrefix(text, prefix) || (f == "tokens" && !strings.HasSuffix(text, "tokens today")) {
+			t.Errorf("the row's %s reads %q", f, text)
+		}
+	}
 
 	// Bulk: select both idle agents, pause them at once.
 	d.do(t, 120*time.Second, "bulk pause",
@@ -272,6 +281,10 @@ func TestDashboard(t *testing.T) {
 	// The agent page of a paused agent: the saved screen, the resume prompt to edit,
 	// and no tmux attach command (no tmux session exists while it is paused).
 	d.do(t, 20*time.Second, "agent page", chromedp.Navigate(d.base+"/agents/"+alpha.ID), wait(`#live.on`))
+	// The timeline is in sentences.
+	if tl := get(t, d, "timeline", chromedp.Text(css(`.timeline`))); !strings.Contains(tl, "paused (user), freed") || !strings.Contains(tl, "resumed in the same conversation") || strings.Contains(tl, "=") {
+		t.Errorf("the timeline:\n%s", tl)
+	}
 	screen := get(t, d, "screen", chromedp.TextContent(css(`#screen`)))
 	prompt := get(t, d, "prompt", chromedp.Value(css(`#prompt`)))
 	page := get(t, d, "page text", chromedp.Evaluate[string](`document.body.innerText`))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -191,6 +192,9 @@ func runDoctor(opts *doctorOptions) error {
 	}
 	checkStatusLine(opts.Out, s, ws.Root, opts.Getenv)
 	checkClient(opts.Out, s)
+	if note := cgoNote(readBuildInfo()); note != "" {
+		fmt.Fprintf(opts.Out, "%s  %-10s %s\n", s.wrap("33", "note"), "build", note)
+	}
 	if problems > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problem(s)", problems), silent: true}
 	}
@@ -282,4 +286,24 @@ func configProblems(app *App, ws *loader.Workspace, cfgErr *loader.ConfigError) 
 		out = append(out, strings.Split(e.Error(), "\n")...)
 	}
 	return out
+}
+
+// readBuildInfo is how this binary was built (nil when it does not say).
+func readBuildInfo() *debug.BuildInfo {
+	info, _ := debug.ReadBuildInfo()
+	return info
+}
+
+// cgoNote warns of a binary built with cgo: its dynamic loader and libc cost every
+// start, so every hook, about 1.5 ms (BENCHMARKS.md); "" for a static build.
+func cgoNote(info *debug.BuildInfo) string {
+	if info == nil {
+		return ""
+	}
+	for _, kv := range info.Settings {
+		if kv.Key == "CGO_ENABLED" && kv.Value == "1" {
+			return "this ctx was built with cgo, which costs every hook about 1.5 ms: reinstall it with `CGO_ENABLED=0 go install github.com/ctxtools/ctx/cmd/ctx@latest` (or `make install`)"
+		}
+	}
+	return ""
 }

@@ -49,3 +49,21 @@ func TestFormatVersion(t *testing.T) {
 		})
 	}
 }
+
+// ctx doctor warns of a cgo build, naming the install that avoids it; a static build
+// (the real binary, as make and the tests build it) gets no note.
+func TestDoctorWarnsOfCgo(t *testing.T) {
+	withCgo := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "CGO_ENABLED", Value: "1"}}}
+	if note := cgoNote(withCgo); !strings.Contains(note, "CGO_ENABLED=0 go install") {
+		t.Errorf("a cgo build: %q", note)
+	}
+	static := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "CGO_ENABLED", Value: "0"}}}
+	if note := cgoNote(static); note != "" || cgoNote(nil) != "" {
+		t.Errorf("a static build: %q", note)
+	}
+	ws := procWorkspace(t)
+	r := runTimed(t, ctxBinary(t), ws, "", nil, "doctor")
+	if strings.Contains(r.stdout, "built with cgo") {
+		t.Errorf("the static test binary is said to use cgo:\n%s", r.stdout)
+	}
+}

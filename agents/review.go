@@ -307,6 +307,12 @@ func (a *Agents) Merge(rec *Record, o MergeOptions) (*MergeResult, error) {
 	default:
 		res.How = "merge"
 	}
+	if res.How != "fast-forward" {
+		// A commit is made: without an identity git would fail half-way.
+		if _, err := git(wt.Repo, nil, "var", "GIT_COMMITTER_IDENT"); err != nil {
+			return nil, fmt.Errorf("%w: git has no name and email for the %s commit here (git config --global user.name …, user.email …): %w", ErrWorktree, res.How, err)
+		}
+	}
 	if where != "" {
 		// Into is checked out: git's own merge there keeps its files in step.
 		if out, err := git(where, nil, "status", "--porcelain", "--untracked-files=no"); err != nil || strings.TrimSpace(out) != "" {
@@ -323,7 +329,11 @@ func (a *Agents) Merge(rec *Record, o MergeOptions) (*MergeResult, error) {
 			_, err = git(where, nil, "merge", "--no-ff", "--no-verify", "-q", "-m", msg, "refs/heads/"+wt.Branch)
 		}
 		if err != nil {
-			_, _ = git(where, nil, "merge", "--abort")
+			// Back to the clean checkout it was: a merge in progress is aborted, a
+			// squash left staged is unstaged and its files put back.
+			if _, abortErr := git(where, nil, "merge", "--abort"); abortErr != nil {
+				_, _ = git(where, nil, "reset", "-q", "--merge")
+			}
 			return nil, fmt.Errorf("merge into %s at %s: %w", rv.Into, where, err)
 		}
 	} else {

@@ -222,3 +222,33 @@ func TestSpentReadsTheWholeChain(t *testing.T) {
 		t.Errorf("spent %+v", got)
 	}
 }
+
+// Without a git identity, a merge that makes a commit is refused before anything is
+// touched; a fast-forward needs none.
+func TestMergeWithoutIdentity(t *testing.T) {
+	a, rec, repo := reviewSetup(t)
+	wt := rec.Worktree.Path
+	write(t, wt, "a.txt", "a, by the agent\n")
+	gitRun(t, wt, "commit", "-qam", "agent: a")
+	home := t.TempDir()
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+		t.Setenv(k, "")
+		_ = os.Unsetenv(k)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("XDG_CONFIG_HOME", home)
+	before := rev(t, repo, "main")
+	if _, err := a.Merge(rec, MergeOptions{Squash: true}); err == nil || !strings.Contains(err.Error(), "user.name") {
+		t.Fatalf("a squash without an identity: %v", err)
+	}
+	if rev(t, repo, "main") != before {
+		t.Error("main moved")
+	}
+	if st := strings.TrimSpace(gitRun(t, repo, "status", "--porcelain")); st != "" {
+		t.Errorf("the checkout was touched:\n%s", st)
+	}
+	if res, err := a.Merge(rec, MergeOptions{}); err != nil || res.How != "fast-forward" {
+		t.Errorf("a fast-forward without an identity: %+v %v", res, err)
+	}
+}

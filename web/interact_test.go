@@ -292,6 +292,10 @@ func TestReadOnlyAndPublicURL(t *testing.T) {
 // (git is the oracle); a conflict is refused with the file named and nothing changed.
 func TestDiffAndMergeAPI(t *testing.T) {
 	ts := startServer(t)
+	// The server's own git makes the merge commit: it needs an identity too.
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"} {
+		t.Setenv(k, v)
+	}
 	repo := t.TempDir()
 	git := func(dir string, args ...string) string {
 		t.Helper()

@@ -49,7 +49,8 @@ type dirListing struct {
 
 // folderCache is the cache as read, with the listings found stale replaced.
 type folderCache struct {
-	path  string // "" when the workspace keeps no state
+	ws    *Workspace
+	path  string // "" when there is no place for it
 	key   string
 	dirs  map[string]dirListing // by absolute folder path
 	dirty bool
@@ -57,11 +58,12 @@ type folderCache struct {
 }
 
 func (ws *Workspace) openFolderCache() *folderCache {
-	c := &folderCache{key: ws.indexKey(), dirs: map[string]dirListing{}, now: time.Now()}
-	if !isDir(ws.StatePath()) {
+	c := &folderCache{ws: ws, key: ws.indexKey(), dirs: map[string]dirListing{}, now: time.Now()}
+	dir := ws.CacheDir()
+	if dir == "" {
 		return c
 	}
-	c.path = ws.StatePath("state", FoldersFile)
+	c.path = filepath.Join(dir, FoldersFile)
 	if data, err := os.ReadFile(c.path); err == nil {
 		if dirs, ok := decodeFolders(data, c.key); ok {
 			c.dirs = dirs
@@ -114,7 +116,7 @@ func (c *folderCache) save() {
 	if c.path == "" || !c.dirty {
 		return
 	}
-	if EnsureStateDir(filepath.Dir(c.path)) != nil {
+	if c.ws.ensureCacheDir(filepath.Dir(c.path)) != nil {
 		return
 	}
 	_ = durable.ReplaceFile(c.path, encodeFolders(c.key, c.dirs), 0o644)

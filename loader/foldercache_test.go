@@ -13,14 +13,17 @@ import (
 // after projects are added, removed and renamed, with a cache that is garbage or made
 // for another workspace, and with a folder changed moments ago (not cached).
 func TestFolderCacheNeverChangesResolution(t *testing.T) {
+	withAndWithoutCtx(t, folderCacheNeverChangesResolution)
+}
+
+func folderCacheNeverChangesResolution(t *testing.T, files map[string]string) {
 	root := t.TempDir()
-	files := map[string]string{".ctx/config.yaml": "# ctx\n"}
 	for i := 1; i <= 5; i++ {
 		files[fmt.Sprintf("02-projects/%02d-p%d/01-planning/steps.md", i, i)] = "- [ ] one\n"
 	}
 	files["02-projects/00-onboarding/03-o3/01-planning/steps.md"] = "- [ ] one\n"
 	writeTree(t, root, files)
-	cachePath := filepath.Join(root, ".ctx", "state", FoldersFile)
+	cachePath := filepath.Join(openCacheDir(t, root), FoldersFile)
 	projects := filepath.Join(root, "02-projects")
 	old := time.Now().Add(-time.Hour)
 	settle := func() { // as a workspace at rest: nothing changed in the last seconds

@@ -180,13 +180,13 @@ func (ws *Workspace) indexKey() string {
 	return strings.Join(append([]string{ws.Root, ws.Config.ProjectsDir, ws.Config.PlanningDir, ws.Config.ResumeFile}, ws.AllowOutside...), "\x00")
 }
 
-// indexPath is where the index lives; "" when the workspace has no .ctx folder, which
-// a listing never creates.
+// indexPath is where the index lives (CacheDir); "" when there is no place for it.
 func (ws *Workspace) indexPath() string {
-	if !isDir(ws.StatePath()) {
+	dir := ws.CacheDir()
+	if dir == "" {
 		return ""
 	}
-	return ws.StatePath("state", IndexFile)
+	return filepath.Join(dir, IndexFile)
 }
 
 // loadIndex reads the index, or an empty one when there is none it can trust.
@@ -213,7 +213,7 @@ func (ws *Workspace) saveIndex(path string, idx *projectIndex) {
 		return
 	}
 	data := encodeIndex(idx)
-	if err := EnsureStateDir(filepath.Dir(path)); err != nil {
+	if err := ws.ensureCacheDir(filepath.Dir(path)); err != nil {
 		return
 	}
 	_ = durable.ReplaceFile(path, data, 0o644)

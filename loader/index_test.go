@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,9 +15,10 @@ import (
 // TestIndexNeverChangesTheListing: after every kind of change, a scan served by the
 // index gives exactly what a cold scan (no index) gives, and an unchanged workspace is
 // served without parsing anything.
-func TestIndexNeverChangesTheListing(t *testing.T) {
+func TestIndexNeverChangesTheListing(t *testing.T) { withAndWithoutCtx(t, indexNeverChangesTheListing) }
+
+func indexNeverChangesTheListing(t *testing.T, files map[string]string) {
 	root := t.TempDir()
-	files := map[string]string{".ctx/config.yaml": "# ctx\n"}
 	for i := 1; i <= 6; i++ {
 		dir := fmt.Sprintf("02-projects/%02d-p%d/01-planning/", i, i)
 		files[dir+"overview.md"] = fmt.Sprintf("---\nname: P%d\nstatus: ACTIVE\n---\n", i)
@@ -24,6 +26,7 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 	}
 	files["02-projects/07-broken/01-planning/overview.md"] = "---\nname: [unclosed\n---\n"
 	writeTree(t, root, files)
+	cacheDir := openCacheDir(t, root)
 	old := time.Now().Add(-time.Hour)
 	age := func() {
 		t.Helper()
@@ -45,7 +48,7 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 		t.Helper()
 		if !useIndex {
 			for _, name := range []string{IndexFile, FoldersFile} {
-				if err := os.Remove(filepath.Join(root, ".ctx", "state", name)); err != nil && !os.IsNotExist(err) {
+				if err := os.Remove(filepath.Join(cacheDir, name)); err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)
 				}
 			}
@@ -115,7 +118,7 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 
 	// A broken or foreign index is rebuilt, never trusted: cut short, a byte changed,
 	// not an index at all, or made for another workspace.
-	index := filepath.Join(root, ".ctx", "state", IndexFile)
+	index := filepath.Join(cacheDir, IndexFile)
 	good, err := os.ReadFile(index)
 	must(t, err)
 	flipped := append([]byte(nil), good...)
@@ -136,8 +139,17 @@ func TestIndexNeverChangesTheListing(t *testing.T) {
 
 // TestIndexNotCreatedWithoutCtx: listing a folder ctx keeps no state in writes nothing.
 func TestIndexNotCreatedWithoutCtx(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"02-projects/01-a/01-planning/steps.md": "- [ ] a\n"})
+	old := time.Now().Add(-time.Hour) // a workspace at rest: what changed just now is not cached
+	must(t, filepath.Walk(root, func(path string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	}))
 	ws, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +160,60 @@ func TestIndexNotCreatedWithoutCtx(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".ctx")); !os.IsNotExist(err) {
 		t.Errorf("a listing created .ctx: %v", err)
 	}
+	// The caches are in the user's cache folder instead, with a note of the workspace.
+	dir := ws.CacheDir()
+	if !strings.HasPrefix(dir, filepath.Join(cache, "ctx")+string(filepath.Separator)) {
+		t.Fatalf("CacheDir %q, want a folder in %s", dir, cache)
+	}
+	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err != nil {
+		t.Errorf("no index in the user cache: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "workspace")); strings.TrimSpace(string(b)) != ws.Root {
+		t.Errorf("the cache's note says %q", b)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the cache folder: %v %v", fi, err)
+	}
+	// The workspace gets .ctx/: its caches move there, the user-cache folder goes.
+	writeTree(t, root, map[string]string{".ctx/config.yaml": "# ctx\n"})
+	ws, err = Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.CacheDir(); got != filepath.Join(root, ".ctx", "state") {
+		t.Errorf("with .ctx, CacheDir %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".ctx", "state", IndexFile)); err != nil {
+		t.Errorf("the index did not move into .ctx/state: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the user-cache folder stayed: %v", err)
+	}
+}
+
+// withAndWithoutCtx runs a cache test for a workspace with .ctx/ (caches in
+// .ctx/state) and one without (caches in the user's cache folder, here a temporary
+// one): the files it gets are the workspace's, .ctx/config.yaml added for the first.
+func withAndWithoutCtx(t *testing.T, test func(t *testing.T, files map[string]string)) {
+	t.Run("with .ctx", func(t *testing.T) { test(t, map[string]string{".ctx/config.yaml": "# ctx\n"}) })
+	t.Run("without .ctx", func(t *testing.T) {
+		t.Setenv("XDG_CACHE_HOME", t.TempDir())
+		test(t, map[string]string{})
+	})
+}
+
+// openCacheDir is the cache folder of the workspace at root.
+func openCacheDir(t *testing.T, root string) string {
+	t.Helper()
+	ws, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := ws.CacheDir()
+	if dir == "" {
+		t.Fatal("no cache folder")
+	}
+	return dir
 }
 
 func must(t *testing.T, err error) {

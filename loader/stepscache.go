@@ -45,8 +45,10 @@ type stepsReading struct {
 // the cached one, else from read.
 func (ws *Workspace) readSteps(path string, stamp fileStamp, read func() ([]byte, error)) (stepsReading, error) {
 	cache := ""
-	if stamp.Size >= stepsCacheMin && !stamp.Missing && isDir(ws.StatePath()) {
+	if stamp.Size >= stepsCacheMin && !stamp.Missing {
 		cache = ws.stepsCachePath(path)
+	}
+	if cache != "" {
 		if r, ok := loadStepsCache(cache, path, stamp); ok {
 			return r, nil
 		}
@@ -58,7 +60,7 @@ func (ws *Workspace) readSteps(path string, stamp fileStamp, read func() ([]byte
 	tasks := markdown.Tasks(data)
 	r := stepsReading{Progress: markdown.ProgressOf(tasks), Pending: markdown.Pending(tasks, PendingKept)}
 	if cache != "" && stamp.ModTime <= time.Now().Add(-racyWindow).UnixNano() {
-		saveStepsCache(cache, path, stamp, r)
+		ws.saveStepsCache(cache, path, stamp, r)
 	}
 	return r, nil
 }
@@ -68,7 +70,11 @@ func (ws *Workspace) readSteps(path string, stamp fileStamp, read func() ([]byte
 func (ws *Workspace) stepsCachePath(path string) string {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(path))
-	return ws.StatePath("state", stepsDir, fmt.Sprintf("%016x.bin", h.Sum64()))
+	dir := ws.CacheDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, stepsDir, fmt.Sprintf("%016x.bin", h.Sum64()))
 }
 
 func loadStepsCache(cache, path string, stamp fileStamp) (stepsReading, bool) {
@@ -96,7 +102,7 @@ func loadStepsCache(cache, path string, stamp fileStamp) (stepsReading, bool) {
 	return r, true
 }
 
-func saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
+func (ws *Workspace) saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
 	var e indexEncoder
 	e.buf = append(e.buf, stepsMagic...)
 	e.int(stepsVersion)
@@ -113,7 +119,7 @@ func saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
 		e.str(t.Section.Name)
 	}
 	dir := filepath.Dir(cache)
-	if EnsureStateDir(filepath.Dir(dir)) != nil || durable.MkdirAll(dir, 0o755) != nil {
+	if ws.ensureCacheDir(filepath.Dir(dir)) != nil || durable.MkdirAll(dir, 0o755) != nil {
 		return
 	}
 	_ = durable.ReplaceFile(cache, e.finish(), 0o644)
@@ -123,7 +129,11 @@ func saveStepsCache(cache, path string, stamp fileStamp, r stepsReading) {
 // project renamed, renumbered or deleted), after a full listing that read projects: the
 // folder never grows past the steps files there are.
 func (ws *Workspace) pruneStepsCache(projects []*Project) {
-	dir := ws.StatePath("state", stepsDir)
+	cacheDir := ws.CacheDir()
+	if cacheDir == "" {
+		return
+	}
+	dir := filepath.Join(cacheDir, stepsDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

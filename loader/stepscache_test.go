@@ -34,13 +34,15 @@ func bigSteps(n, done int) string {
 // edit that keeps the size, after one moments ago (not cached), with a cache that is
 // garbage or was made for another file.
 func TestStepsCacheNeverChangesProgress(t *testing.T) {
+	withAndWithoutCtx(t, stepsCacheNeverChangesProgress)
+}
+
+func stepsCacheNeverChangesProgress(t *testing.T, files map[string]string) {
 	root := t.TempDir()
 	steps := filepath.Join(root, "02-projects", "01-big", "01-planning", "steps.md")
-	writeTree(t, root, map[string]string{
-		".ctx/config.yaml":                          "# ctx\n",
-		"02-projects/01-big/01-planning/steps.md":   bigSteps(600, 10),
-		"02-projects/02-small/01-planning/steps.md": "- [x] one\n- [ ] two\n",
-	})
+	files["02-projects/01-big/01-planning/steps.md"] = bigSteps(600, 10)
+	files["02-projects/02-small/01-planning/steps.md"] = "- [x] one\n- [ ] two\n"
+	writeTree(t, root, files)
 	if fi, err := os.Stat(steps); err != nil || fi.Size() < stepsCacheMin {
 		t.Fatalf("the fixture is too small to be cached: %v", err)
 	}
@@ -125,7 +127,7 @@ func TestStepsCacheNeverChangesProgress(t *testing.T) {
 	}
 	// A whole entry, for another file whose path has the same hash.
 	lie := stepsReading{Progress: markdown.Progress{TasksTotal: 1}}
-	saveStepsCache(cache, steps+"-elsewhere", stampOf(steps), lie)
+	ws.saveStepsCache(cache, steps+"-elsewhere", stampOf(steps), lie)
 	if _, ok := loadStepsCache(cache, steps+"-elsewhere", stampOf(steps)); !ok {
 		t.Fatal("the other file's entry was not written")
 	}

@@ -63,6 +63,14 @@ func runDoctor(opts *doctorOptions) error {
 		return &exitError{code: exitFailure, err: errors.New("doctor: problems found"), silent: true}
 	}
 	report(true, "workspace", ws.Root)
+	switch dir := ws.CacheDir(); {
+	case dir == "":
+		report(true, "cache", "none: no .ctx/ here and no user cache folder (HOME); listings read every project")
+	case !strings.HasPrefix(dir, ws.StatePath()):
+		report(true, "cache", dir+" (no .ctx/ here: the listing's caches are in your cache folder)")
+	default:
+		report(true, "cache", dir)
+	}
 	for _, problem := range ws.LinkProblems() {
 		report(false, "link", problem)
 	}

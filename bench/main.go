@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/internal/testkit/fixture"
 	"github.com/ctxtools/ctx/loader"
 )
@@ -63,8 +64,9 @@ func cases(ws string, projects int) []benchCase {
 		{name: "projects --json", args: []string{"projects", "--json"}, env: wsEnv, target: 60 * time.Millisecond, maxRSS: 30 << 20},
 		{name: "projects --json (cold: no index)", args: []string{"projects", "--json"}, env: wsEnv, target: 150 * time.Millisecond, cold: true},
 		{name: "load " + p, args: []string{"load", p}, env: wsEnv, target: 5 * time.Millisecond},
-		promptCase("system check-context-size (1 MB transcript)", ws, filepath.Join(ws, transcript1MB)),
-		promptCase("system check-context-size (200 MB transcript)", ws, filepath.Join(ws, transcript200MB)),
+		promptCase("system check-context-size (0.2 MB transcript, bound)", ws, filepath.Join(ws, transcriptSmall)),
+		promptCase("system check-context-size (8 MB transcript, bound)", ws, filepath.Join(ws, transcript8MB)),
+		promptCase("system check-context-size (200 MB transcript, bound)", ws, filepath.Join(ws, transcript200MB)),
 		{
 			name: "system record-action (Edit)", args: []string{"system", "record-action"},
 			env: []string{"CTX_WORKSPACE=" + ws, "XDG_RUNTIME_DIR=" + ws},
@@ -110,9 +112,14 @@ var scales = []int{200, 20000}
 
 // Transcripts for the hook cases, written into the workspace by the generator.
 const (
-	transcript1MB   = "transcript-1mb.jsonl"
+	transcriptSmall = "transcript-0.2mb.jsonl"
+	transcript8MB   = "transcript-8mb.jsonl"
 	transcript200MB = "transcript-200mb.jsonl"
 )
+
+// promptSession is the session of the prompt cases, bound to project 1 as a session
+// that loaded it is: the hook does all of its work (the cycle, the boundaries).
+const promptSession = "bench-1"
 
 // Sessions whose wind-down journal is open in the generated workspace: one with a
 // journal of one line, one with a journal of 50 MB. A hook appends to it; its cost
@@ -156,7 +163,7 @@ func promptCase(name, ws, transcript string) benchCase {
 	return benchCase{
 		name: name, args: []string{"system", "check-context-size"},
 		env:    []string{"CTX_WORKSPACE=" + ws, "XDG_RUNTIME_DIR=" + ws},
-		stdin:  `{"session_id":"bench-1","transcript_path":"` + transcript + `","cwd":"` + ws + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
+		stdin:  `{"session_id":"` + promptSession + `","transcript_path":"` + transcript + `","cwd":"` + ws + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
 		target: 5 * time.Millisecond,
 	}
 }
@@ -347,11 +354,14 @@ func generateWorkspace(dir string, projects int) error {
 			return err
 		}
 	}
-	for name, size := range map[string]int{transcript1MB: 1 << 20, transcript200MB: 200 << 20} {
+	for name, size := range map[string]int{transcriptSmall: 200 << 10, transcript8MB: 8 << 20, transcript200MB: 200 << 20} {
 		o := fixture.TranscriptOptions{Bytes: size, FinalTokens: 60_000}
 		if err := fixture.WriteTranscript(filepath.Join(dir, name), o); err != nil {
 			return err
 		}
+	}
+	if err := bindPromptSession(dir); err != nil {
+		return err
 	}
 	return age(filepath.Join(dir, "02-projects"))
 }
@@ -519,4 +529,17 @@ func goVersion(bin string) string {
 		return info.GoVersion
 	}
 	return runtime.Version() + " (bench; the binary has no Go build info)"
+}
+
+// bindPromptSession binds the prompt cases' session to project 1.
+func bindPromptSession(dir string) error {
+	ws, err := loader.Open(dir)
+	if err != nil {
+		return err
+	}
+	p, err := ws.Resolve("1")
+	if err != nil {
+		return err
+	}
+	return state.Open(ws, nil).Session(promptSession).Bind(state.Binding{ProjectID: p.ID, Path: p.Path, BoundAt: time.Now().UTC()})
 }

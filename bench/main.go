@@ -43,6 +43,9 @@ type benchCase struct {
 	ws string
 	// cold removes the project index before every run: the first listing a person does.
 	cold bool
+	// noCtx runs the case with the workspace's .ctx/ set aside, as a folder of projects
+	// where ctx init never ran: its caches live in the user's cache folder.
+	noCtx bool
 	// program is run instead of ctx (the floor).
 	program string
 }
@@ -101,6 +104,10 @@ func scaleCases(wss map[int]string) []benchCase {
 			benchCase{name: fmt.Sprintf("projects --json, %d projects", n), args: []string{"projects", "--json"}, env: env, ws: ws,
 				target: time.Duration(n) * 30 * time.Microsecond, maxRSS: int64(n)*15<<10 + 20<<20},
 			benchCase{name: fmt.Sprintf("projects --json, %d projects (cold)", n), args: []string{"projects", "--json"}, env: env, ws: ws, cold: true,
+				target: time.Duration(n) * 75 * time.Microsecond},
+			benchCase{name: fmt.Sprintf("projects --json, %d projects, no .ctx", n), args: []string{"projects", "--json"}, env: env, ws: ws, noCtx: true,
+				target: time.Duration(n) * 30 * time.Microsecond},
+			benchCase{name: fmt.Sprintf("projects --json, %d projects, no .ctx (cold)", n), args: []string{"projects", "--json"}, env: env, ws: ws, noCtx: true, cold: true,
 				target: time.Duration(n) * 75 * time.Microsecond},
 		)
 	}
@@ -427,12 +434,33 @@ func measure(bin, hello, ws string, c benchCase, warmup, runs int) (result, erro
 	// exec uses the last value of a duplicated key, so the case's env wins.
 	env = append(append(env, "NO_COLOR=1"), c.env...)
 
+	index := filepath.Join(ws, ".ctx", "state", loader.IndexFile)
+	if c.noCtx {
+		aside, cache := filepath.Join(ws, ".ctx-aside"), filepath.Join(ws, ".bench-user-cache")
+		if err := os.Rename(filepath.Join(ws, ".ctx"), aside); err != nil {
+			return result{}, err
+		}
+		defer func() {
+			_ = os.RemoveAll(cache)
+			_ = os.Rename(aside, filepath.Join(ws, ".ctx"))
+		}()
+		env = append(env, "XDG_CACHE_HOME="+cache)
+		w, err := loader.Open(ws)
+		if err != nil {
+			return result{}, err
+		}
+		t := os.Getenv("XDG_CACHE_HOME")
+		_ = os.Setenv("XDG_CACHE_HOME", cache)
+		index = filepath.Join(w.CacheDir(), loader.IndexFile)
+		_ = os.Setenv("XDG_CACHE_HOME", t)
+	}
+
 	walls := make([]time.Duration, 0, runs)
 	hellos := make([]time.Duration, 0, runs)
 	var maxRSS int64
 	for i := range warmup + runs {
 		if c.cold {
-			if err := os.Remove(filepath.Join(ws, ".ctx", "state", loader.IndexFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Remove(index); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return result{}, err
 			}
 		}

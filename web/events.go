@@ -275,6 +275,11 @@ func (h *hub) update(views []agents.View, busy, contexts, guards, down map[strin
 		if old.State == r.State {
 			continue
 		}
+		if !agents.State(r.State).Running() {
+			// Its live screen is gone: a page opened now shows what the pause or the
+			// exit kept, not the last live screen.
+			delete(h.screens, r.ID)
+		}
 		switch agents.State(r.State) {
 		case agents.Paused:
 			h.publishLocked("agent.paused", map[string]any{"id": r.ID, "freed_kb": r.FreedKB, "pause": v.Pause, "row": r})

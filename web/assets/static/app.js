@@ -124,7 +124,7 @@
       pre.dataset.drawn = '1';
       if (atEnd) pre.scrollTop = pre.scrollHeight;
       const st = document.getElementById('term-state');
-      if (st && id === agentID) st.textContent = 'live';
+      if (st && id === agentID && (rows.get(id) || {}).state === 'active') st.textContent = 'live';
     };
     const type = async (list) => {
       if (!list.length) return;

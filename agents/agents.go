@@ -510,7 +510,7 @@ func (a *Agents) List() ([]View, []error) {
 				problems = append(problems, err)
 			}
 		}
-		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID), Tokens: a.Spent(r, time.Now())}
+		v := View{Record: r, Activity: a.Store.ReadStatus(r.ID)}
 		if p, ok := panes[r.Tmux.Session]; ok && r.State.Running() {
 			v.Attached = p.Attached
 			if marked == nil {
@@ -521,6 +521,17 @@ func (a *Agents) List() ([]View, []error) {
 		out = append(out, v)
 	}
 	return out, problems
+}
+
+// AddSpent fills in what each of this machine's agents spent (Spent): for the listings
+// that show it (agents list, the dashboard), not for every command that lists.
+func (a *Agents) AddSpent(views []View) {
+	now := time.Now()
+	for i := range views {
+		if views[i].Host == "" || views[i].Host == LocalHost {
+			views[i].Tokens = a.Spent(views[i].Record, now)
+		}
+	}
 }
 
 // Get resolves one agent and reconciles it.

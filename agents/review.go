@@ -79,6 +79,12 @@ func (e *MergeConflictError) Error() string {
 // Review compares the agent's branch and worktree with into ("" for the branch it
 // started from).
 func (a *Agents) Review(rec *Record, into string) (*Review, error) {
+	return a.review(rec, into, true)
+}
+
+// review is Review, with the patch or without it (a merge needs only the commits and
+// the files).
+func (a *Agents) review(rec *Record, into string, withPatch bool) (*Review, error) {
 	wt := rec.Worktree
 	if wt == nil {
 		return nil, fmt.Errorf("%w: agent %s works in %s, not on a branch of its own (ctx agents start --worktree BRANCH gives one)", ErrNoWorktree, rec.Name, rec.Cwd)
@@ -142,6 +148,9 @@ func (a *Agents) Review(rec *Record, into string) (*Review, error) {
 	for _, p := range order {
 		rv.Files = append(rv.Files, *files[p])
 	}
+	if !withPatch {
+		return rv, nil
+	}
 	// The patch: the worktree (or, without one, the branch) against the merge base,
 	// then each untracked file as new.
 	var patch strings.Builder
@@ -160,7 +169,10 @@ func (a *Agents) Review(rec *Record, into string) (*Review, error) {
 		}
 		// git diff --no-index exits 1 when the files differ, which they do: its output
 		// is the patch all the same.
-		out, _, err := gitAnswer(wt.Path, "diff", "--no-color", "--no-index", "--", "/dev/null", f.Path)
+		out, code, err := gitAnswer(wt.Path, "diff", "--no-color", "--no-index", "--", "/dev/null", f.Path)
+		if err == nil && code > 1 {
+			err = fmt.Errorf("git diff --no-index %s: exit %d", f.Path, code)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +269,7 @@ type MergeResult struct {
 // checkout of Into has any, and when the merge would conflict (the conflicting files
 // named). The agent's worktree and branch stay.
 func (a *Agents) Merge(rec *Record, o MergeOptions) (*MergeResult, error) {
-	rv, err := a.Review(rec, o.Into)
+	rv, err := a.review(rec, o.Into, false)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +309,10 @@ func (a *Agents) Merge(rec *Record, o MergeOptions) (*MergeResult, error) {
 	tree := lines[0]
 	ff := rv.MergeBase == intoHead
 	msg := mergeMessage(rec, rv, o.Squash)
-	where := checkedOutAt(wt.Repo, rv.Into)
+	where, err := checkedOutAt(wt.Repo, rv.Into)
+	if err != nil {
+		return nil, err
+	}
 	res.Where = where
 	switch {
 	case ff && !o.Squash:
@@ -372,4 +387,20 @@ func mergeMessage(rec *Record, rv *Review, squash bool) string {
 		fmt.Fprintf(&b, "* %s\n", c.Subject)
 	}
 	return b.String()
+}
+
+// PatchLine says what a line of a patch is, for whoever colours it: "file" (a file's
+// header), "hunk", "add", "del", or "" for context.
+func PatchLine(line string) string {
+	switch {
+	case strings.HasPrefix(line, "diff --git"), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return "file"
+	case strings.HasPrefix(line, "@@"):
+		return "hunk"
+	case strings.HasPrefix(line, "+"):
+		return "add"
+	case strings.HasPrefix(line, "-"):
+		return "del"
+	}
+	return ""
 }

@@ -252,3 +252,56 @@ func TestMergeWithoutIdentity(t *testing.T) {
 		t.Errorf("a fast-forward without an identity: %+v %v", res, err)
 	}
 }
+
+// The branch merged into is being rebased: git lists its worktree as detached, but the
+// rebase will move the branch when it ends. The merge is refused, and nothing moves.
+func TestMergeRefusedDuringARebase(t *testing.T) {
+	a, rec, repo := reviewSetup(t)
+	write(t, rec.Worktree.Path, "a.txt", "a, by the agent\n")
+	gitRun(t, rec.Worktree.Path, "commit", "-qam", "agent: a")
+	before := rev(t, repo, "main")
+	gitRun(t, repo, "checkout", "-q", "--detach")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(repo, ".git", "rebase-merge"), 0o755))
+	must(os.WriteFile(filepath.Join(repo, ".git", "rebase-merge", "head-name"), []byte("refs/heads/main\n"), 0o644))
+	if _, err := a.Merge(rec, MergeOptions{}); KindOf(err) != KindNotNow || !strings.Contains(err.Error(), "rebased") {
+		t.Errorf("a merge into a branch being rebased: %v", err)
+	}
+	if rev(t, repo, "main") != before {
+		t.Error("main moved under its rebase")
+	}
+}
+
+// A merge that fails after git began it (here a commit git cannot sign) puts the
+// person's checkout back as it was: nothing staged, no merge in progress, the branch
+// where it was.
+func TestFailedMergeLeavesTheCheckoutAsItWas(t *testing.T) {
+	for _, squash := range []bool{false, true} {
+		a, rec, repo := reviewSetup(t)
+		write(t, rec.Worktree.Path, "new.txt", "the agent's file\n")
+		gitRun(t, rec.Worktree.Path, "add", "new.txt")
+		gitRun(t, rec.Worktree.Path, "commit", "-qm", "agent: new")
+		write(t, repo, "b.txt", "b, by the person\n")
+		gitRun(t, repo, "commit", "-qam", "person: b") // no fast-forward: a commit is made
+		gitRun(t, repo, "config", "commit.gpgsign", "true")
+		gitRun(t, repo, "config", "gpg.program", "false")
+		before := rev(t, repo, "main")
+		if _, err := a.Merge(rec, MergeOptions{Squash: squash}); err == nil {
+			t.Fatalf("squash=%v: a merge whose commit cannot be made succeeded", squash)
+		}
+		if rev(t, repo, "main") != before {
+			t.Errorf("squash=%v: main moved", squash)
+		}
+		if st := strings.TrimSpace(gitRun(t, repo, "status", "--porcelain")); st != "" {
+			t.Errorf("squash=%v: the checkout was left changed:\n%s", squash, st)
+		}
+		if _, err := os.Stat(filepath.Join(repo, ".git", "MERGE_HEAD")); err == nil {
+			t.Errorf("squash=%v: a merge was left in progress", squash)
+		}
+	}
+}

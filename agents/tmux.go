@@ -95,7 +95,11 @@ func (t Tmux) NewSession(name, dir string, env map[string]string, argv []string)
 		// The server starts with this session: in a scope of the user's systemd, or,
 		// where that cannot be had (no user manager), as before.
 		if _, err = t.runWith(scope, args...); err != nil {
-			_, err = t.run(args...)
+			if _, has := t.run("has-session", "-t", "="+name); has == nil {
+				err = nil // systemd-run failed after tmux had made the session
+			} else {
+				_, err = t.run(args...)
+			}
 		}
 	} else {
 		_, err = t.run(args...)

@@ -43,7 +43,9 @@ func addWorktree(dir, name, branch, from string) (*Worktree, error) {
 	if _, err := git(repo, nil, "check-ref-format", "--branch", branch); err != nil {
 		return nil, fmt.Errorf("%w: --worktree %q is not a valid branch name", ErrWorktree, branch)
 	}
-	if at := checkedOutAt(repo, branch); at != "" {
+	if at, err := checkedOutAt(repo, branch); err != nil {
+		return nil, err
+	} else if at != "" {
 		return nil, fmt.Errorf("%w: branch %s is checked out at %s; a branch can be checked out in one place only", ErrWorktree, branch, at)
 	}
 	folder := filepath.Join(repo, ".ctx", "worktrees")
@@ -84,10 +86,10 @@ func addWorktree(dir, name, branch, from string) (*Worktree, error) {
 }
 
 // checkedOutAt returns where branch is checked out in the repository's worktrees, or "".
-func checkedOutAt(repo, branch string) string {
+func checkedOutAt(repo, branch string) (string, error) {
 	out, err := git(repo, nil, "worktree", "list", "--porcelain")
 	if err != nil {
-		return ""
+		return "", err
 	}
 	path := ""
 	for _, line := range strings.Split(out, "\n") {
@@ -95,10 +97,25 @@ func checkedOutAt(repo, branch string) string {
 			path = p
 		}
 		if line == "branch refs/heads/"+branch {
-			return path
+			return path, nil
 		}
 	}
-	return ""
+	// A worktree in the middle of a rebase shows as detached, and the branch is still
+	// its own: the rebase moves it when it ends.
+	common, err := git(repo, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	common = strings.TrimSpace(common)
+	linked, _ := filepath.Glob(filepath.Join(common, "worktrees", "*"))
+	for _, dir := range append([]string{common}, linked...) {
+		for _, state := range []string{"rebase-merge", "rebase-apply"} {
+			if b, err := os.ReadFile(filepath.Join(dir, state, "head-name")); err == nil && strings.TrimSpace(string(b)) == "refs/heads/"+branch {
+				return "", &NotNowError{Msg: fmt.Sprintf("branch %s is being rebased (%s): finish or abort the rebase first", branch, filepath.Join(dir, state))}
+			}
+		}
+	}
+	return "", nil
 }
 
 // ensure adds the worktree again when it is gone (removed by hand while the agent was
@@ -108,7 +125,9 @@ func (w *Worktree) ensure() (readded bool, err error) {
 		return false, nil
 	}
 	_, _ = git(w.Repo, nil, "worktree", "prune")
-	if at := checkedOutAt(w.Repo, w.Branch); at != "" {
+	if at, err := checkedOutAt(w.Repo, w.Branch); err != nil {
+		return false, err
+	} else if at != "" {
 		return false, fmt.Errorf("%w: the worktree %s is gone and its branch %s is checked out at %s", ErrWorktree, w.Path, w.Branch, at)
 	}
 	if _, err := git(w.Repo, nil, "worktree", "add", "-q", w.Path, w.Branch); err != nil {

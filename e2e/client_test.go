@@ -74,6 +74,14 @@ func clientPath() (string, error) {
 	if p := os.Getenv(EnvClaude); p != "" {
 		return p, nil
 	}
+	return npmInstall(claudePackage, ClaudeVersion, claudeBinary, versionOK)
+}
+
+// npmInstall installs pkg@version with npm into the suite's cache folder, once, and
+// returns the path of bin inside it; ready says whether an install is there and works.
+// Test binaries of several packages may start at once: one installs, the others wait
+// for it.
+func npmInstall(pkg, version, bin string, ready func(path string) bool) (string, error) {
 	cache := os.Getenv(EnvCache)
 	if cache == "" {
 		base, err := os.UserCacheDir()
@@ -82,16 +90,17 @@ func clientPath() (string, error) {
 		}
 		cache = filepath.Join(base, "ctx-e2e")
 	}
-	dir := filepath.Join(cache, "claude-"+ClaudeVersion)
-	bin := filepath.Join(dir, claudeBinary)
-	if versionOK(bin) {
-		return bin, nil
+	dir := filepath.Join(cache, strings.TrimPrefix(strings.ReplaceAll(pkg, "/", "-"), "@")+"-"+version)
+	if pkg == claudePackage {
+		dir = filepath.Join(cache, "claude-"+version) // where earlier runs installed it
+	}
+	path := filepath.Join(dir, bin)
+	if ready(path) {
+		return path, nil
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", err
 	}
-	// Test binaries of several packages may start at once: one installs, the others
-	// wait for it.
 	lock := flock.New(filepath.Join(cache, "install.lock"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -99,22 +108,21 @@ func clientPath() (string, error) {
 		return "", fmt.Errorf("waiting for another install: %w", err)
 	}
 	defer func() { _ = lock.Unlock() }()
-	if versionOK(bin) {
-		return bin, nil
+	if ready(path) {
+		return path, nil
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		return "", errors.New("npm is not installed")
 	}
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--ignore-scripts", "--no-audit", "--no-fund",
-		claudePackage+"@"+ClaudeVersion)
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--ignore-scripts", "--no-audit", "--no-fund", pkg+"@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s: %w\n%s", claudePackage, ClaudeVersion, err, out)
+		return "", fmt.Errorf("npm install %s@%s: %w\n%s", pkg, version, err, out)
 	}
-	if !versionOK(bin) {
-		return "", fmt.Errorf("%s: not the runnable Claude Code %s after npm install", bin, ClaudeVersion)
+	if !ready(path) {
+		return "", fmt.Errorf("%s: not the runnable %s %s after npm install", path, pkg, version)
 	}
-	return bin, nil
+	return path, nil
 }
 
 func versionOK(bin string) bool {

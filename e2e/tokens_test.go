@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,9 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/ctxtools/ctx/usage"
 )
@@ -26,35 +22,12 @@ const ccusageVersion = "17.2.1"
 // ccusage installs the pinned ccusage from npm into the e2e cache once.
 func ccusage(t *testing.T) string {
 	t.Helper()
-	cache := os.Getenv(EnvCache)
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache = filepath.Join(base, "ctx-e2e")
-	}
-	dir := filepath.Join(cache, "ccusage-"+ccusageVersion)
-	bin := filepath.Join(dir, "node_modules", ".bin", "ccusage")
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lock := flock.New(filepath.Join(cache, "install.lock"))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if _, err := lock.TryLockContext(ctx, 200*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = lock.Unlock() }()
-	npm, err := exec.LookPath("npm")
+	bin, err := npmInstall("ccusage", ccusageVersion, "node_modules/ccusage/dist/index.js", func(path string) bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 	if err != nil {
-		Missing(t, "npm (apt-get install npm)")
-	}
-	if out, err := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "ccusage@"+ccusageVersion).CombinedOutput(); err != nil {
-		Missing(t, "ccusage %s: %v\n%s", ccusageVersion, err, out)
+		Missing(t, "ccusage %s: %v (install Node and npm: apt-get install nodejs npm)", ccusageVersion, err)
 	}
 	return bin
 }

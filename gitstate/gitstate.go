@@ -106,8 +106,11 @@ func Run(ctx context.Context, dir string, env []string, args ...string) ([]byte,
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(gitEnv(os.Environ()), env...)
 	// A helper that git starts (fsmonitor, credential) may hold the pipes open after
-	// git is killed; WaitDelay keeps the timeout a real bound.
-	cmd.WaitDelay = 50 * time.Millisecond
+	// git is killed; WaitDelay keeps the timeout a real bound. It also bounds reading
+	// the last of git's output after git exited, which on a loaded machine took more
+	// than the 50 ms this once was ("WaitDelay expired before I/O complete" from a git
+	// that had succeeded).
+	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-multierror"
-
 	"github.com/ctxtools/ctx/internal/shquote"
 )
 
@@ -226,37 +224,18 @@ func (c *Client) Close(h Host) {
 // failures, each naming its host: one host down is one error, never a lost answer
 // from the others.
 func Each(hosts []Host, parallel int, fn func(Host) error) error {
-	var (
-		mu   sync.Mutex
-		errs *multierror.Error
-		wg   sync.WaitGroup
-		sem  = make(chan struct{}, max(1, parallel))
-	)
-	for _, h := range hosts {
-		wg.Add(1)
+	errs := make([]error, len(hosts)) // by host: the lines come out in host order
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, parallel))
+	for i, h := range hosts {
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(h); err != nil {
-				mu.Lock()
-				errs = multierror.Append(errs, err)
-				mu.Unlock()
-			}
-		}()
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = fn(h)
+		})
 	}
 	wg.Wait()
-	if errs == nil {
-		return nil
-	}
-	// One line per host, in host order.
-	errs.ErrorFormat = func(list []error) string {
-		lines := make([]string, len(list))
-		for i, e := range list {
-			lines[i] = e.Error()
-		}
-		return strings.Join(lines, "\n")
-	}
-	return errs.ErrorOrNil()
+	return errors.Join(errs...) // one line per host that failed
 }
 
 // LastLine is the last non-blank line of a command's error output: its message.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ctxtools/ctx/internal/durable"
 )
@@ -24,18 +25,43 @@ const workspaceNote = "workspace"
 // CacheDir is the folder of the workspace's listing caches: .ctx/state, or the user
 // cache's folder for a workspace without .ctx/; "" when there is neither (no home).
 func (ws *Workspace) CacheDir() string {
-	if isDir(ws.StatePath()) {
-		state := ws.StatePath("state")
-		if user := ws.userCacheDir(); user != "" && isDir(user) {
+	user := ws.userCacheDir()
+	if !isDir(ws.StatePath()) {
+		return user
+	}
+	state := ws.StatePath("state")
+	move := func() {
+		if user != "" && isDir(user) {
 			moveCaches(user, state)
 		}
-		return state
 	}
-	return ws.userCacheDir()
+	if ws.cache != nil {
+		ws.cache.move.Do(move) // once a process: a listing asks for each project
+	} else {
+		move()
+	}
+	return state
+}
+
+// cacheLocation is what CacheDir works out once per Workspace.
+type cacheLocation struct {
+	user    sync.Once
+	userDir string
+	move    sync.Once
 }
 
 // userCacheDir is the user-cache folder for this workspace, made or not.
 func (ws *Workspace) userCacheDir() string {
+	if ws.cache == nil {
+		return ws.findUserCacheDir()
+	}
+	ws.cache.user.Do(func() { ws.cache.userDir = ws.findUserCacheDir() })
+	return ws.cache.userDir
+}
+
+// findUserCacheDir works out userCacheDir: the user's cache folder, ctx, and a hash of
+// the workspace's resolved root.
+func (ws *Workspace) findUserCacheDir() string {
 	base, err := os.UserCacheDir()
 	if err != nil || !filepath.IsAbs(base) {
 		return ""

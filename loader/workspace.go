@@ -42,6 +42,9 @@ type Workspace struct {
 	// AllowOutside are the folders outside the workspace that links in it may lead to
 	// (links.allow_outside); every other link leading out is neither read nor written.
 	AllowOutside []string
+	// cache remembers where the listing's caches go (cachedir.go); nil in a Workspace
+	// made by hand, which works it out at each call.
+	cache *cacheLocation
 }
 
 // LinksConfig is the links: section of .ctx/config.yaml.
@@ -127,7 +130,7 @@ func Open(root string) (*Workspace, error) {
 }
 
 func open(root string) (*Workspace, error) {
-	ws := &Workspace{Root: root, Config: Config{
+	ws := &Workspace{Root: root, cache: &cacheLocation{}, Config: Config{
 		ProjectsDir: DefaultProjectsDir,
 		PlanningDir: DefaultPlanningDir,
 		ResumeFile:  DefaultResumeFile,

@@ -88,6 +88,7 @@ func decode(r *http.Request, v any) error {
 // apiList is `ctx agents list --json`.
 func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 	views, _ := s.agents.List()
+	s.agents.AddSpent(views)
 	remote, _ := s.fleet.views()
 	views = append(views, remote...)
 	if views == nil {
@@ -260,7 +261,9 @@ func (s *Server) apiResume(w http.ResponseWriter, r *http.Request) {
 
 // remote reports whether id names an agent of another host (none of this machine's).
 func (s *Server) remote(id string) (*hosts.Host, bool) {
-	if _, err := s.agents.Get(id); err == nil {
+	// Only an agent this machine does not have is looked for elsewhere: an ambiguous
+	// name or a broken record here is this machine's answer.
+	if _, err := s.agents.Get(id); agents.KindOf(err) != agents.KindNotFound {
 		return nil, false
 	}
 	return s.hostOf(id)

@@ -194,22 +194,34 @@ func (h *hub) watched() map[string]bool {
 
 // screen sends an agent's screen (capture-pane -e's text) to its watchers when it
 // changed: its lines of styled spans (internal/screen), which the page draws as text.
+// Only the agent's follower calls it, so the parse is done outside the hub's lock.
 func (h *hub) screen(id, raw string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if st, ok := h.screens[id]; ok && st.raw == raw {
+	st, ok := h.screens[id]
+	h.mu.Unlock()
+	if ok && st.raw == raw {
 		return
 	}
 	b, err := json.Marshal(screenEvent{ID: id, Lines: screen.Parse(raw)})
 	if err != nil {
 		return
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.screens[id] = screenState{raw: raw, data: b}
 	for s := range h.subs {
 		if s.screens[id] {
 			h.sendLocked(s, event{name: "agent.screen", data: b, screen: id})
 		}
 	}
+}
+
+// forgetScreen drops an agent's last screen when nobody follows it any more: a page
+// opened later waits for a fresh one rather than get a stale one.
+func (h *hub) forgetScreen(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.screens, id)
 }
 
 // screenEvent is the data of agent.screen.
@@ -340,6 +352,7 @@ func (s *Server) refresh(full bool) {
 	var views []agents.View
 	if full {
 		views, _ = s.agents.List()
+		s.agents.AddSpent(views)
 	} else {
 		records, _ := s.agents.Store.List()
 		last := map[string]Row{}

@@ -149,16 +149,21 @@ func (f *fleet) views() ([]agents.View, map[string]string) {
 // hostOf returns the host an agent of the fleet runs on.
 func (s *Server) hostOf(id string) (*hosts.Host, bool) {
 	views, _ := s.fleet.views()
+	var found *hosts.Host
 	for _, v := range views {
-		if v.ID == id || v.Name == id {
-			for _, h := range s.opts.Hosts {
-				if h.Name == v.Host {
-					return &h, true
+		if v.ID != id && v.Name != id {
+			continue
+		}
+		for _, h := range s.opts.Hosts {
+			if h.Name == v.Host {
+				if found != nil && found.Name != h.Name {
+					return nil, false // a name on two hosts: only the id says which
 				}
+				found = &h
 			}
 		}
 	}
-	return nil, false
+	return found, found != nil
 }
 
 // remoteOp runs an agents command on the agent's host in the background, as the

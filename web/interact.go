@@ -30,10 +30,6 @@ type keysRequest struct {
 const maxKeys = 256
 
 func (s *Server) apiKeys(w http.ResponseWriter, r *http.Request) {
-	if s.opts.ReadOnly {
-		writeError(w, http.StatusForbidden, errReadOnly)
-		return
-	}
 	var req keysRequest
 	if err := decode(r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err)
@@ -74,10 +70,6 @@ type permissionRequest struct {
 }
 
 func (s *Server) apiPermission(w http.ResponseWriter, r *http.Request) {
-	if s.opts.ReadOnly {
-		writeError(w, http.StatusForbidden, errReadOnly)
-		return
-	}
 	var req permissionRequest
 	if err := decode(r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,6 +273,21 @@ func TestReadOnlyAndPublicURL(t *testing.T) {
 	} else {
 		r.Body.Close()
 	}
+	// The --url host over plain http is not the page's own origin.
+	cookie["Origin"] = "http://box.tail1234.ts.net"
+	if r := ts.req("GET", "/events", cookie, ""); r.StatusCode != 403 {
+		t.Errorf("the --url host over http: %d, want 403", r.StatusCode)
+	} else {
+		r.Body.Close()
+	}
+	// Signed in through the https --url, the cookie is Secure; on loopback it is not.
+	for host, secure := range map[string]bool{"box.tail1234.ts.net": true, "127.0.0.1:" + strconv.Itoa(ts.port): false} {
+		r := ts.req("GET", "/login?t="+ts.Token(), map[string]string{"Host": host}, "")
+		r.Body.Close()
+		if len(r.Cookies()) != 1 || r.Cookies()[0].Secure != secure {
+			t.Errorf("the cookie signed in at %s: %v, want Secure %v", host, r.Cookies(), secure)
+		}
+	}
 	cookie["Origin"] = "https://box.tail1234.ts.net.evil.example"
 	if r := ts.req("GET", "/events", cookie, ""); r.StatusCode != 403 {
 		t.Errorf("a look-alike origin: %d, want 403", r.StatusCode)
@@ -359,5 +375,36 @@ func TestDiffAndMergeAPI(t *testing.T) {
 	}
 	if code, _ := ts.postJSON("/api/agents/a-merge1/merge", map[string]any{"bogus": 1}); code != 400 {
 		t.Errorf("an unknown field: %d, want 400", code)
+	}
+}
+
+// A follower that cannot attach (a tmux whose control mode refuses, here a wrapper
+// around the real one) is not started again every second: it waits followRetry.
+func TestFollowerThatCannotAttachWaits(t *testing.T) {
+	needTmux(t)
+	real, _ := exec.LookPath("tmux")
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -C ] && { echo 'no control mode here' >&2; exit 1; }; done\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ts := startServer(t)
+	rec := liveAgent(t, ts, "a-nocm01", "sleep 60\n")
+	s := ts.screens(rec.ID)
+	defer s.resp.Body.Close()
+	failedAt := func() time.Time {
+		ts.terms.mu.Lock()
+		defer ts.terms.mu.Unlock()
+		return ts.terms.failed[rec.ID]
+	}
+	waitFor(t, func() bool { ts.pokeWatch(); return !failedAt().IsZero() })
+	first := failedAt()
+	for range 5 {
+		ts.pokeWatch()
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := failedAt(); !got.Equal(first) {
+		t.Errorf("the follower was tried again %v after it failed", got.Sub(first))
 	}
 }

@@ -376,23 +376,12 @@ func (s *Server) projectsPage(w http.ResponseWriter, r *http.Request) {
 // patchLine is a line of a patch and how the page marks it.
 type patchLine struct{ Class, Text string }
 
-// patchLines splits a patch for the page: added, removed, hunk and file lines marked.
+// patchLines splits a patch for the page, each line marked (agents.PatchLine).
 func patchLines(patch string) []patchLine {
 	var out []patchLine
 	for line := range strings.Lines(patch) {
 		line = strings.TrimRight(line, "\n")
-		class := ""
-		switch {
-		case strings.HasPrefix(line, "diff --git"), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-			class = "file"
-		case strings.HasPrefix(line, "@@"):
-			class = "hunk"
-		case strings.HasPrefix(line, "+"):
-			class = "add"
-		case strings.HasPrefix(line, "-"):
-			class = "del"
-		}
-		out = append(out, patchLine{class, line})
+		out = append(out, patchLine{agents.PatchLine(line), line})
 	}
 	return out
 }

@@ -167,8 +167,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusUnauthorized, "ctx serve: wrong or old login link; use the one `ctx serve` printed")
 		return
 	}
+	// Through an https --url the cookie travels only over https.
+	secure := s.public != nil && s.public.Scheme == "https" && strings.EqualFold(r.Host, s.public.Host)
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: s.token, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 	securityHeaders(w)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
@@ -184,10 +186,13 @@ func wantsPage(r *http.Request) bool {
 // served, or the --url's own scheme and host.
 func (s *Server) ownOrigin(origin string) bool {
 	o := strings.ToLower(origin)
-	if s.public != nil && o == strings.ToLower(s.public.Scheme+"://"+s.public.Host) {
+	if s.public != nil && strings.EqualFold(o, s.public.Scheme+"://"+s.public.Host) {
 		return true
 	}
 	h, ok := strings.CutPrefix(o, "http://")
+	if ok && s.public != nil && s.public.Scheme != "http" && strings.EqualFold(h, s.public.Host) {
+		return false // the --url host is reached over https only
+	}
 	return ok && s.hosts[h]
 }
 

@@ -34,8 +34,14 @@ type terminals struct {
 	mu   sync.Mutex
 	base context.Context // ends when the server stops
 	on   map[string]*follower
-	wg   sync.WaitGroup
+	// failed is when a follower last could not attach: it is not started again
+	// before followRetry has passed.
+	failed map[string]time.Time
+	wg     sync.WaitGroup
 }
+
+// followRetry is how long a follower that could not attach waits before another try.
+const followRetry = 10 * time.Second
 
 type follower struct {
 	session string
@@ -51,7 +57,7 @@ func (t *terminals) follow(s *Server, views []agents.View, watched map[string]bo
 		return
 	}
 	if t.on == nil {
-		t.on = map[string]*follower{}
+		t.on, t.failed = map[string]*follower{}, map[string]time.Time{}
 	}
 	want := map[string]string{}
 	for _, v := range views {
@@ -63,10 +69,11 @@ func (t *terminals) follow(s *Server, views []agents.View, watched map[string]bo
 		if want[id] != f.session {
 			f.cancel()
 			delete(t.on, id)
+			s.hub.forgetScreen(id)
 		}
 	}
 	for id, session := range want {
-		if t.on[id] != nil {
+		if t.on[id] != nil || time.Since(t.failed[id]) < followRetry {
 			continue
 		}
 		ctx, cancel := context.WithCancel(t.base)
@@ -74,10 +81,13 @@ func (t *terminals) follow(s *Server, views []agents.View, watched map[string]bo
 		t.on[id] = f
 		t.wg.Go(func() {
 			defer cancel()
-			s.followScreen(ctx, id, session)
+			err := s.followScreen(ctx, id, session)
 			t.mu.Lock()
 			if t.on[id] == f {
 				delete(t.on, id)
+			}
+			if err != nil {
+				t.failed[id] = time.Now()
 			}
 			t.mu.Unlock()
 		})
@@ -88,14 +98,16 @@ func (t *terminals) follow(s *Server, views []agents.View, watched map[string]bo
 func (t *terminals) wait() { t.wg.Wait() }
 
 // followScreen captures the agent's pane at once and then whenever tmux says it
-// printed, until ctx ends or the session does.
-func (s *Server) followScreen(ctx context.Context, id, session string) {
+// printed, until ctx ends or the session does. The error is tmux's when it could not
+// attach.
+func (s *Server) followScreen(ctx context.Context, id, session string) error {
 	tm := s.agents.Tmux
 	changed := make(chan struct{}, 1)
 	ended := make(chan struct{})
+	var watchErr error
 	go func() {
 		defer close(ended)
-		_ = tm.Watch(ctx, session, func() {
+		watchErr = tm.Watch(ctx, session, func() {
 			select {
 			case changed <- struct{}{}:
 			default:
@@ -115,17 +127,17 @@ func (s *Server) followScreen(ctx context.Context, id, session string) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-ended:
 			capture() // the last screen, as the session left it
-			return
+			return watchErr
 		case <-safety.C:
 			capture()
 		case <-changed:
 			wait := max(screenSettle, time.Until(last.Add(screenGap)))
 			select {
 			case <-ctx.Done():
-				return
+				return nil
 			case <-time.After(wait):
 			}
 			select { // what printed while waiting is in this capture

@@ -16,8 +16,6 @@ import (
 	_ "runtime/debug"
 
 	_ "github.com/gofrs/flock"
-	_ "github.com/hashicorp/errwrap"
-	_ "github.com/hashicorp/go-multierror"
 	_ "github.com/spf13/cobra"
 	_ "github.com/yuin/goldmark"
 	_ "github.com/yuin/goldmark/extension/ast"

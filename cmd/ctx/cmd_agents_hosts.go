@@ -168,6 +168,7 @@ func (o agentsApp) fleetList() ([]agents.View, error) {
 			defer wg.Done()
 			var problems []error
 			views, problems = a.List()
+			a.AddSpent(views)
 			localErr = errors.Join(problems...)
 		}()
 	}

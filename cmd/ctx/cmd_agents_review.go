@@ -80,16 +80,13 @@ func runAgentsDiff(o *agentsDiffOptions) error {
 		return nil
 	}
 	fmt.Fprintln(out)
+	paint := map[string]func(string) string{"file": s.bold, "add": s.green, "del": s.red}
 	for line := range strings.Lines(rv.Patch) {
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"), strings.HasPrefix(line, "diff --git"):
-			line = s.bold(strings.TrimRight(line, "\n")) + "\n"
-		case strings.HasPrefix(line, "+"):
-			line = s.green(strings.TrimRight(line, "\n")) + "\n"
-		case strings.HasPrefix(line, "-"):
-			line = s.red(strings.TrimRight(line, "\n")) + "\n"
+		text := strings.TrimRight(line, "\n")
+		if p := paint[agents.PatchLine(text)]; p != nil {
+			text = p(text)
 		}
-		fmt.Fprint(out, line)
+		fmt.Fprintln(out, text)
 	}
 	if rv.Truncated {
 		fmt.Fprintf(out, "… the patch is cut at %d MB: git -C %s diff %s for the rest\n", agents.MaxPatch>>20, rv.Worktree, agents.ShortSHA(rv.MergeBase))

@@ -153,7 +153,8 @@
       screen.addEventListener('paste', (e) => {
         if (!keys) return;
         e.preventDefault();
-        const text = e.clipboardData.getData('text').replace(/\r?\n/g, ' ');
+        // Control characters (a tab, a newline) are not typed: they become spaces.
+        const text = e.clipboardData.getData('text').replace(/[\x00-\x1f\x7f]+/g, ' ');
         if (text) push({ text });
       });
     }

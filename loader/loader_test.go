@@ -216,7 +216,7 @@ func TestDiscover(t *testing.T) {
 		{"env", DiscoverOptions{CtxWorkspace: ws.Root, Cwd: other}, ws.Root, ""},
 		{"claude dir without workspace falls through", DiscoverOptions{ClaudeProject: other, Cwd: deep}, ws.Root, ""},
 		{"claude dir", DiscoverOptions{ClaudeProject: ws.Root, Cwd: other}, ws.Root, ""},
-		{"none", DiscoverOptions{Cwd: other}, "", "no workspace found"},
+		{"none", DiscoverOptions{Cwd: other}, "", "no workspace at or above"},
 		{"flag not a folder", DiscoverOptions{Flag: filepath.Join(other, "nope"), Cwd: deep}, "", "not a folder"},
 	}
 	for _, tt := range tests {

@@ -55,7 +55,7 @@ type LinksConfig struct {
 }
 
 // ErrNoWorkspace is returned when no workspace can be found.
-var ErrNoWorkspace = errors.New("no workspace found")
+var ErrNoWorkspace = errors.New("no workspace")
 
 // DiscoverOptions are the inputs of workspace discovery, taken from flags and environment
 // by the caller so that discovery itself stays testable.
@@ -102,8 +102,7 @@ func Discover(opts DiscoverOptions) (*Workspace, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil, fmt.Errorf("%w at or above %s: run ctx inside a folder holding %s/ or .ctx/, or pass --workspace DIR (or set CTX_WORKSPACE)",
-				ErrNoWorkspace, opts.Cwd, DefaultProjectsDir)
+			return nil, fmt.Errorf("%w at or above %s: `ctx init` makes one, or pass --workspace DIR", ErrNoWorkspace, opts.Cwd)
 		}
 		dir = parent
 	}

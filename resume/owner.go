@@ -30,7 +30,7 @@ func writable(t Target, path string) (fileOwner, error) {
 	o := fileOwner{mode: fi.Mode().Perm()}
 	o.uid, o.gid, o.known = ownerOf(fi)
 	if o.mode&0o200 == 0 || !mayWrite(path) {
-		return fileOwner{}, fmt.Errorf("%s: %w; not written (make it writable, e.g. chmod u+w, to let ctx save): %w", t.Rel(path), ErrReadOnly, ErrNotWritten)
+		return fileOwner{}, fmt.Errorf("%s: %w: %w (chmod u+w lets ctx save)", t.Rel(path), ErrReadOnly, ErrNotWritten)
 	}
 	return o, nil
 }

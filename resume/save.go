@@ -291,7 +291,7 @@ func readCurrent(t Target, current string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", t.Rel(current), err)
 	}
 	if fi.Size() > MaxBytes {
-		return nil, fmt.Errorf("%s: over %d MB; not edited: %w", t.Rel(current), MaxBytes>>20, ErrNotWritten)
+		return nil, fmt.Errorf("%s: over %d MB: %w", t.Rel(current), MaxBytes>>20, ErrNotWritten)
 	}
 	data, err := os.ReadFile(current)
 	if err != nil {

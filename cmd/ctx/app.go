@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +39,9 @@ type Streams struct {
 	Err      io.Writer
 	OutIsTTY bool
 	InIsTTY  bool
-	// Width is the terminal's width in columns when Out is a terminal: text is fitted
-	// to it (internal/termtext). 0 when Out is not a terminal: lines stay whole.
+	// Width is the width in columns text on Out is fitted to (internal/termtext):
+	// the terminal's when Out is a terminal, else 80 (pipeWidth); $COLUMNS overrides
+	// either. 0 leaves lines whole.
 	Width int
 }
 
@@ -51,6 +51,8 @@ func SystemStreams() Streams {
 		OutIsTTY: term.IsTerminal(int(os.Stdout.Fd())), InIsTTY: term.IsTerminal(int(os.Stdin.Fd()))}
 	if s.OutIsTTY {
 		s.Width = terminalWidth(int(os.Stdout.Fd()), os.Getenv("COLUMNS"))
+	} else {
+		s.Width = pipeWidth(os.Getenv("COLUMNS"))
 	}
 	return s
 }
@@ -58,7 +60,7 @@ func SystemStreams() Streams {
 // terminalWidth is the width of the terminal fd is: $COLUMNS when it is a number
 // (a person's override), else what the terminal says, else 80.
 func terminalWidth(fd int, columns string) int {
-	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+	if n := columnsOverride(columns); n > 0 {
 		return n
 	}
 	if w, _, err := term.GetSize(fd); err == nil && w > 0 {

@@ -89,10 +89,10 @@ func runAgentsEvents(o *agentsEventsOptions) error {
 		if err != nil {
 			return err
 		}
-		if _, err := o.Out.Write(append(line, '\n')); err != nil {
+		if _, err := o.dataOut().Write(append(line, '\n')); err != nil {
 			return err
 		}
-		if f, ok := o.Out.(interface{ Sync() error }); ok {
+		if f, ok := o.dataOut().(interface{ Sync() error }); ok {
 			_ = f.Sync()
 		}
 		return nil

@@ -51,7 +51,8 @@ func (o agentsApp) forward(c *cobra.Command, h *hosts.Host, args []string) error
 		out = relabel(out, h.Name)
 	}
 	if len(out) > 0 {
-		_, _ = o.Out.Write(out)
+		// As h's ctx printed it: JSON whole, text fitted there.
+		_, _ = o.dataOut().Write(out)
 	}
 	return err
 }
@@ -237,7 +238,7 @@ func (o agentsApp) openOn(h *hosts.Host, agent string, readOnly bool) error {
 	}
 	cmd := client.Command(context.Background(), *h, true, words...)
 	if !o.InIsTTY || !o.OutIsTTY {
-		fmt.Fprintln(o.Out, cmdLine(cmd.Args))
+		fmt.Fprintln(o.dataOut(), cmdLine(cmd.Args))
 		return nil
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

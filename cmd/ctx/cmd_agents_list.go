@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +31,10 @@ func newAgentsListCmd(app *App) *cobra.Command {
 	cmd.Flags().StringVar(&o.Project, "project", "", "only the agents of this project")
 	return cmd
 }
+
+// agentsListCuts are the columns a row of ctx agents list is cut in, in order, when
+// it is wider than the terminal or the pipe's 80 columns: NAME, PROJECT, STATE.
+var agentsListCuts = []columnCut{{col: 2, least: 12}, {col: 3, least: 12}, {col: 4, least: 12}, {col: 2, least: 8}, {col: 4, least: 8}}
 
 func runAgentsList(o *agentsListOptions) error {
 	// Every host's agents; a host that did not answer is reported after the others.
@@ -72,8 +75,11 @@ func runAgentsList(o *agentsListOptions) error {
 		}
 		return hostErr
 	}
-	tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tID\tNAME\tPROJECT\tSTATE\tSINCE\tMEMORY")
+	// A row is one line: a long name, then the project's id (its number stays), then
+	// a long state are cut, never wrapped; the agent's id names it as well, and
+	// --json has everything.
+	tw := &table{cuts: agentsListCuts}
+	tw.add("HOST", "ID", "NAME", "PROJECT", "STATE", "SINCE", "MEMORY")
 	now := o.Now()
 	for _, v := range views {
 		state := string(v.State)
@@ -81,7 +87,7 @@ func runAgentsList(o *agentsListOptions) error {
 			state += " (" + strings.ReplaceAll(v.Activity.Activity, "_", " ") + ")"
 		}
 		if v.Attention != "" {
-			state = "attention: " + state
+			state += ", attention" // after the state, which a cut keeps
 		}
 		mem := "-"
 		if v.RSSKB > 0 {
@@ -89,7 +95,7 @@ func runAgentsList(o *agentsListOptions) error {
 		} else if v.Pause != nil && v.State == agents.Paused {
 			mem = fmt.Sprintf("freed %d MB", v.Pause.RSSFreedKB/1024)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Host, v.ID, v.Name, v.Project, state, agents.Age(now.Sub(v.StateSince)), mem)
+		tw.add(v.Host, v.ID, v.Name, v.Project, state, agents.Age(now.Sub(v.StateSince)), mem)
 	}
-	return errors.Join(tw.Flush(), hostErr)
+	return errors.Join(tw.write(o.Out, o.Width), hostErr)
 }

@@ -49,7 +49,7 @@ func runAgentsOpen(o *agentsOpenOptions) error {
 	}
 	argv := a.Tmux.Attach(rec.Tmux.Session, o.ReadOnly)
 	if !o.InIsTTY || !o.OutIsTTY {
-		fmt.Fprintln(o.Out, strings.Join(argv, " "))
+		fmt.Fprintln(o.dataOut(), strings.Join(argv, " "))
 		return nil
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -121,8 +120,10 @@ func runGuardRules(opts *guardRulesOptions) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(opts.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "RULE\tSOURCE\tREFUSES")
+		// A row is one line: what a rule refuses is cut, then its source, never
+		// wrapped (--json has both whole).
+		tw := &table{cuts: []columnCut{{col: 2, least: 40}, {col: 1, least: 12}, {col: 2, least: 20}}}
+		tw.add("RULE", "SOURCE", "REFUSES")
 		for _, r := range list {
 			what := r.Refuses
 			switch r.Kind {
@@ -138,9 +139,9 @@ func runGuardRules(opts *guardRulesOptions) error {
 					}
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Rule, r.Source, what)
+			tw.add(r.Rule, r.Source, what)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := tw.write(opts.Out, opts.Width); err != nil {
 			return err
 		}
 	}

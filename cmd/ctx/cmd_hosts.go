@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -181,12 +180,12 @@ func newHostsListCmd(app *App) *cobra.Command {
 				fmt.Fprintln(o.Out, "no hosts yet: ctx hosts add NAME [SSH-DESTINATION]")
 				return nil
 			}
-			tw := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSSH\tWORKSPACE")
+			tw := &table{}
+			tw.add("NAME", "SSH", "WORKSPACE")
 			for _, h := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, h.Destination, h.Workspace)
+				tw.add(h.Name, h.Destination, h.Workspace)
 			}
-			return tw.Flush()
+			return tw.write(o.Out, o.Width)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -287,14 +286,14 @@ func (a *App) printReport(r hosts.Report) {
 		fmt.Fprintf(a.Out, "%s: unreachable: %s\n", r.Host, r.Error)
 		return
 	}
-	tw := tabwriter.NewWriter(a.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(a.Out, "%s: reachable (%s)\n", r.Host, r.OS)
+	tw := &table{}
 	row := func(k, v string) {
 		if v == "" {
 			v = "not found"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", k, v)
+		tw.add("  "+k, v)
 	}
-	fmt.Fprintf(tw, "%s: reachable (%s)\n", r.Host, r.OS)
 	row("ctx", r.Ctx)
 	row("claude", r.Claude)
 	row("tmux", r.Tmux)
@@ -312,7 +311,7 @@ func (a *App) printReport(r hosts.Report) {
 		sd = "lingering " + r.Linger
 	}
 	row("systemd", sd)
-	_ = tw.Flush()
+	_ = tw.write(a.Out, a.Width)
 	for _, p := range r.Problems {
 		fmt.Fprintf(a.Out, "  problem: %s\n", p)
 	}

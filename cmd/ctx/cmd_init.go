@@ -134,20 +134,11 @@ func initCommand(level claude.Level) string {
 }
 
 func runInit(opts *initOptions) error {
-	root := ""
-	ws, err := opts.Workspace()
-	switch {
-	case err == nil:
-		root = ws.Root
-	case errors.Is(err, loader.ErrNoWorkspace):
-		// ctx init is how a folder becomes a workspace.
-		if root, err = os.Getwd(); err != nil {
-			return err
-		}
-	default:
+	level := settingsLevel(opts.Global, opts.Local)
+	root, layout, err := initRoot(opts, level)
+	if err != nil || root == "" {
 		return err
 	}
-	level := settingsLevel(opts.Global, opts.Local)
 	bin, note := hookBinary(level)
 	settings, skillsDir, err := opts.claudeDirs(root, level)
 	if err != nil {
@@ -158,7 +149,6 @@ func runInit(opts *initOptions) error {
 		prefix = "would "
 	}
 	w := opts.Out
-
 	// Claude Code runs a hook registered at two levels twice unless the two commands
 	// are byte for byte the same, which an older ctx or another binary breaks.
 	if !opts.Force {
@@ -169,21 +159,28 @@ func runInit(opts *initOptions) error {
 		}
 	}
 
+	if layout != nil {
+		if err := makeWorkspace(opts, layout, prefix); err != nil {
+			return err
+		}
+	}
+
 	regs := events.Registrations(bin)
 	changed, backup, err := claude.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
 	}
 	if changed {
-		fmt.Fprintf(w, "hooks     %sregister %d hooks calling %s in %s (%s)\n", prefix, len(regs), bin, settings, levelWords(level))
+		fmt.Fprintf(w, "hooks     %sregister %d hooks calling %s in %s\n", prefix, len(regs), bin, shortPath(root, settings))
 		if backup != "" {
-			fmt.Fprintf(w, "          previous file kept as %s\n", backup)
+			fmt.Fprintf(w, "          previous file kept as %s\n", shortPath(root, backup))
 		}
 	} else {
-		fmt.Fprintf(w, "hooks     already current in %s (%s)\n", settings, levelWords(level))
+		fmt.Fprintf(w, "hooks     already current in %s\n", shortPath(root, settings))
 	}
+	fmt.Fprintf(w, "          %s\n", levelWords(level))
 	if note != "" {
-		fmt.Fprintf(w, "note      %s\n", note)
+		fmt.Fprintf(w, "note      %s\n", strings.ReplaceAll(note, "\n", "\n          "))
 	}
 	if err := installStatusLine(opts, root, level, settings, bin, changed); err != nil {
 		return err
@@ -194,18 +191,18 @@ func runInit(opts *initOptions) error {
 		return err
 	}
 	for _, r := range results {
-		fmt.Fprintf(w, "skill     %-20s %s%s\n", r.Name, actionWord(r.Action, opts.DryRun), "  "+r.Path)
+		fmt.Fprintf(w, "skill     %-20s %-14s %s\n", r.Name, actionWord(r.Action, opts.DryRun), shortPath(root, r.Path))
 	}
 
 	if level != claude.LevelUser {
 		stateDir := filepath.Join(root, loader.StateDir, "state")
-		if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) && layout == nil {
 			if !opts.DryRun {
 				if err := loader.EnsureStateDir(stateDir); err != nil {
 					return err
 				}
 			}
-			fmt.Fprintf(w, "workspace %screate %s (state/ is git-ignored)\n", prefix, filepath.Join(root, loader.StateDir))
+			fmt.Fprintf(w, "workspace %screate %s/ (its state/ is git-ignored)\n", prefix, loader.StateDir)
 		}
 		sessions := filepath.Join(root, loader.StateDir, "sessions")
 		if _, err := os.Lstat(filepath.Join(sessions, ".gitignore")); errors.Is(err, os.ErrNotExist) {
@@ -214,13 +211,98 @@ func runInit(opts *initOptions) error {
 					return err
 				}
 			}
-			fmt.Fprintf(w, "workspace %skeep %s out of git (snapshots quote prompts; see .gitignore there)\n", prefix, sessions)
+			fmt.Fprintf(w, "workspace %skeep %s/ out of git (snapshots quote prompts)\n", prefix, shortPath(root, sessions))
 		}
 	}
+	if opts.DryRun {
+		return nil
+	}
+	if level == claude.LevelUser {
+		fmt.Fprintf(w, "\nDone: every Claude Code session of yours runs ctx's hooks.\n"+
+			"`ctx doctor` checks the set-up.\n")
+		return nil
+	}
+	if layout != nil && layout.Projects == 0 {
+		fmt.Fprintf(w, "\nDone. Next: `ctx new \"My first project\"`, then start Claude Code here\n"+
+			"and say \"continue project 1\". `ctx doctor` checks the set-up.\n")
+		return nil
+	}
+	fmt.Fprintf(w, "\nDone. Start Claude Code here and say \"continue project 1\".\n"+
+		"`ctx doctor` checks the set-up.\n")
+	return nil
+}
+
+// initRoot returns the folder init works on and, when that folder is not yet a
+// workspace, what making it one takes (nil for a workspace, and for --global, which
+// makes none). On a terminal init asks first; "" means the person said no.
+func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, error) {
+	root := ""
+	ws, err := opts.Workspace()
+	switch {
+	case err == nil:
+		root = ws.Root
+	case errors.Is(err, loader.ErrNoWorkspace):
+		if root, err = os.Getwd(); err != nil {
+			return "", nil, err
+		}
+	default:
+		return "", nil, err
+	}
+	if level == claude.LevelUser || loader.IsWorkspace(root) {
+		return root, nil, nil
+	}
+	layout, err := loader.Survey(root, opts.Getenv("HOME"))
+	if err != nil {
+		return "", nil, inputError(fmt.Errorf("init: %w", err))
+	}
+	if opts.DryRun || !opts.InIsTTY || !opts.OutIsTTY {
+		return layout.Root, layout, nil
+	}
+	question := fmt.Sprintf("%s is not a ctx workspace yet. Make it one? It gets %s/ for\n"+
+		"projects and .ctx/ for ctx's state; nothing here is moved or changed. [y/N] ", layout.Root, layout.ProjectsDir)
+	if layout.Adopted {
+		question = fmt.Sprintf("%s holds %s in %s/. Make it a ctx workspace that reads\n"+
+			"them there? It gets .ctx/ for ctx's state; nothing here is moved or changed. [y/N] ",
+			layout.Root, count(layout.Projects, "project"), layout.ProjectsDir)
+	}
+	if !opts.confirm(question) {
+		fmt.Fprintln(opts.Out, "Nothing changed.")
+		return "", nil, nil
+	}
+	return layout.Root, layout, nil
+}
+
+// makeWorkspace makes the surveyed folder a workspace (ctx init outside one) and says
+// what it made.
+func makeWorkspace(opts *initOptions, l *loader.Layout, prefix string) error {
 	if !opts.DryRun {
-		fmt.Fprintf(w, "\nDone. Start a Claude Code session here and say \"continue project 1\"; `ctx doctor` checks the setup.\n")
+		if err := l.Create(); err != nil {
+			return err
+		}
+	}
+	w := opts.Out
+	if l.Adopted {
+		fmt.Fprintf(w, "workspace %sadopt %s: %s in %s/\n", prefix, l.Root, count(l.Projects, "project"), l.ProjectsDir)
+		fmt.Fprintf(w, "          %swrite .ctx/config.yaml: projects_dir: %s\n", prefix, l.ProjectsDir)
+		return nil
+	}
+	fmt.Fprintf(w, "workspace %smake %s a workspace\n", prefix, l.Root)
+	fmt.Fprintf(w, "          %screate %s/ for projects and .ctx/ for ctx's state\n", prefix, loader.DefaultProjectsDir)
+	switch {
+	case l.Entries == 1:
+		fmt.Fprintf(w, "          the file or folder already here stays as it is\n")
+	case l.Entries > 1:
+		fmt.Fprintf(w, "          the %d files and folders already here stay as they are\n", l.Entries)
 	}
 	return nil
+}
+
+// shortPath is path relative to root when it lies inside it, else path itself.
+func shortPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return path
 }
 
 func actionWord(action string, dryRun bool) string {
@@ -266,19 +348,19 @@ func hookBinary(level claude.Level) (bin, note string) {
 	var path string // what the PATH gives the hooks here
 	switch {
 	case onPath == "":
-		path = "it has no ctx yet; until it has, the hooks do nothing"
+		path = "yours has no ctx yet; until it has, the hooks do nothing (make install)"
 	case self == "":
-		path = "it finds " + onPath + ", not this go run build"
+		path = "yours finds " + onPath + ", not this go run build"
 	default:
-		path = "it finds " + onPath + ", not this binary, " + self
+		path = "yours finds " + onPath + ",\nnot this binary, " + self
 	}
 	switch level {
 	case claude.LevelProject:
-		return "ctx", "the hooks run ctx from the PATH, so ctx must be on your teammates' PATH (and on yours: " + path + ")"
+		return "ctx", "the hooks run ctx from the PATH, on your teammates' machines too;\n" + path
 	case claude.LevelLocal:
-		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH (" + path + ")"
+		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH;\n" + path
 	}
-	return "ctx", "the hooks run ctx from your PATH (" + path + ")"
+	return "ctx", "the hooks run ctx from your PATH;\n" + path
 }
 
 // sameBinary reports whether two real paths are one binary (a hard link counts).

@@ -45,6 +45,12 @@ func runNew(opts *newOptions) error {
 	if err != nil {
 		return err
 	}
+	if !loader.IsWorkspace(ws.Root) {
+		// --workspace or $CTX_WORKSPACE named a plain folder: ctx init makes it one,
+		// and says so; a project is no place to do that quietly.
+		return inputError(fmt.Errorf("new: %s is not a workspace yet (it holds no %s/ or .ctx/): `ctx init` there makes it one",
+			ws.Root, loader.DefaultProjectsDir))
+	}
 	p, err := ws.Create(loader.NewProject{Name: opts.Name, Status: opts.Status, Description: opts.Description, Now: opts.Now()})
 	if err != nil {
 		if errors.Is(err, loader.ErrBadName) {

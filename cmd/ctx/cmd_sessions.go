@@ -94,18 +94,20 @@ func runSessionsList(opts *sessionsOptions) error {
 		opts.Warn("no snapshots yet: `ctx save` writes one")
 		return nil
 	}
+	// A snapshot set a line: a long project id is cut, never wrapped.
+	tw := &table{cuts: []columnCut{{col: 3, least: 12}}}
 	for _, s := range list {
 		project := "(workspace)"
 		if s.Project != nil {
 			project = s.Project.ID
 		}
-		usage := ""
+		row := []string{s.SnapshotID, s.SavedAt.Local().Format("2006-01-02 15:04"), string(s.Trigger), project}
 		if s.ContextUsage != nil {
-			usage = fmt.Sprintf("  %.0f%% context", s.ContextUsage.Percentage)
+			row = append(row, fmt.Sprintf("%.0f%% context", s.ContextUsage.Percentage))
 		}
-		fmt.Fprintf(opts.Out, "%s  %s  %-11s  %s%s\n", s.SnapshotID, s.SavedAt.Local().Format("2006-01-02 15:04"), s.Trigger, project, usage)
+		tw.add(row...)
 	}
-	return nil
+	return tw.write(opts.Out, opts.Width)
 }
 
 func runSessionsShow(opts *sessionsOptions) error {

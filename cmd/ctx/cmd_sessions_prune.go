@@ -116,7 +116,7 @@ func runSessionsPrune(opts *sessionsPruneOptions) error {
 		}
 		fmt.Fprintf(opts.Out, "%s %s  %s  (%s)\n", verb, p.ID, p.SavedAt.Local().Format("2006-01-02 15:04"), files)
 	}
-	fmt.Fprintf(opts.Err, "%s %d snapshot sets, %d kept\n", verb, len(pruned), kept)
+	fmt.Fprintf(opts.Err, "%s %s, %d kept\n", verb, count(len(pruned), "snapshot set"), kept)
 	if dryRun && !opts.DryRun && len(pruned) > 0 {
 		fmt.Fprintf(opts.Err, "a dry run, as on every terminal: add --yes to remove them\n")
 	}

@@ -101,7 +101,7 @@ func runStatusLine(opts *statusLineOptions) error {
 		cmd = exec.CommandContext(ctx, opts.Chained[0], opts.Chained[1:]...)
 	}
 	cmd.Stdin = bytes.NewReader(data)
-	cmd.Stdout = opts.Out
+	cmd.Stdout = opts.dataOut()
 	cmd.Stderr = opts.Err
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -153,7 +153,7 @@ func statusLineOwn(opts *statusLineOptions, in statusInput) error {
 	if in.ContextWindow.Size > 0 {
 		line += fmt.Sprintf(" of %dk", in.ContextWindow.Size/1000)
 	}
-	_, err := fmt.Fprintln(opts.Out, line)
+	_, err := fmt.Fprintln(opts.dataOut(), line)
 	return err
 }
 
@@ -181,11 +181,11 @@ func installStatusLine(opts *initOptions, root string, level claude.Level, setti
 	switch {
 	case own.Present:
 		if isCtx, _ := claude.CtxStatusLine(own.Command); isCtx {
-			fmt.Fprintf(w, "statusline already runs ctx in %s\n", settings)
+			fmt.Fprintf(w, "statusline already runs ctx in %s\n", shortPath(root, settings))
 			return nil
 		}
 		if !opts.StatusLine {
-			fmt.Fprintf(w, "statusline your own in %s is left alone; `%s --statusline` wraps it so ctx learns the real context window\n", settings, initCommand(level))
+			fmt.Fprintf(w, "statusline your own in %s is left alone;\n          `%s --statusline` wraps it so ctx learns the real context window\n", shortPath(root, settings), initCommand(level))
 			return nil
 		}
 		chained = own.Command
@@ -196,11 +196,11 @@ func installStatusLine(opts *initOptions, root string, level claude.Level, setti
 			}
 			if other, err := readStatusLine(f.Path); err == nil && other.Present && other.Command != "" {
 				if isCtx, _ := claude.CtxStatusLine(other.Command); isCtx {
-					fmt.Fprintf(w, "statusline already runs ctx in %s\n", f.Path)
+					fmt.Fprintf(w, "statusline already runs ctx in %s\n", shortPath(root, f.Path))
 					return nil
 				}
 				if !opts.StatusLine {
-					fmt.Fprintf(w, "statusline yours in %s is left alone; `%s --statusline` wraps it so ctx learns the real context window\n", f.Path, initCommand(level))
+					fmt.Fprintf(w, "statusline yours in %s is left alone;\n          `%s --statusline` wraps it so ctx learns the real context window\n", shortPath(root, f.Path), initCommand(level))
 					return nil
 				}
 				chained, from = other.Command, f.Path
@@ -214,14 +214,14 @@ func installStatusLine(opts *initOptions, root string, level claude.Level, setti
 	}
 	switch {
 	case !changed:
-		fmt.Fprintf(w, "statusline already runs ctx in %s\n", settings)
+		fmt.Fprintf(w, "statusline already runs ctx in %s\n", shortPath(root, settings))
 	case chained != "":
-		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline, then your own from %s, unchanged\n", prefix, settings, from)
+		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline,\n          then your own from %s, unchanged\n", prefix, shortPath(root, settings), shortPath(root, from))
 	default:
-		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline\n", prefix, settings)
+		fmt.Fprintf(w, "statusline %sset in %s: ctx statusline\n", prefix, shortPath(root, settings))
 	}
 	if backup != "" {
-		fmt.Fprintf(w, "          previous file kept as %s\n", backup)
+		fmt.Fprintf(w, "          previous file kept as %s\n", shortPath(root, backup))
 	}
 	return nil
 }

@@ -69,7 +69,8 @@ func runHook(c *cobra.Command, app *App, ev events.Event) error {
 	h.St = app.State(ws)
 	in.Activity = recordAgentActivity
 	in.Agent = agentPart
-	return events.Run(c.Context(), ev, h, in, app.Out)
+	// Claude Code reads what a hook prints: it comes out as written.
+	return events.Run(c.Context(), ev, h, in, app.dataOut())
 }
 
 // agentPart is an agent session's part of a hook: its handoff (agents.OnHook).

@@ -12,8 +12,9 @@ import (
 )
 
 // TestOutputFitsTheTerminal runs commands as on a terminal 60 columns wide: no line is
-// wider (a word wider than the terminal stands alone), and no word is lost; JSON is
-// never fitted. In a pipe, lines stay whole.
+// wider (a word wider than the terminal stands alone), and no word is lost (compared
+// with the same output unfitted, Width 0); JSON is never fitted. A pipe fits to 80
+// columns: pipe_width_test.go.
 func TestOutputFitsTheTerminal(t *testing.T) {
 	ws := demoWorkspace(t)
 	env := map[string]string{"CTX_WORKSPACE": ws, "NO_COLOR": "1"}
@@ -23,13 +24,13 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 		{"agents", "--help"}, {"init", "--help"}, {"templates", "list"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			piped, _, code := runInMemoryWidth(t, false, 0, env, args...)
+			whole, _, code := runInMemoryWidth(t, false, 0, env, args...)
 			fitted, errOut, code2 := runInMemoryWidth(t, true, width, env, args...)
 			if code != 0 || code2 != 0 {
 				t.Fatalf("exit %d/%d: %s", code, code2, errOut)
 			}
-			if !hasLineWider(piped, width) {
-				t.Fatalf("the piped output has no line over %d columns; the test shows nothing", width)
+			if !hasLineWider(whole, width) {
+				t.Fatalf("the unfitted output has no line over %d columns; the test shows nothing", width)
 			}
 			for _, l := range strings.Split(fitted, "\n") {
 				words := strings.Fields(l)
@@ -40,8 +41,8 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 					t.Errorf("line of %d columns: %q", displayWidth(l), l)
 				}
 			}
-			if a, b := strings.Fields(piped), strings.Fields(fitted); strings.Join(a, " ") != strings.Join(b, " ") {
-				t.Errorf("fitting changed the words:\npiped:  %q\nfitted: %q", a, b)
+			if a, b := strings.Fields(whole), strings.Fields(fitted); strings.Join(a, " ") != strings.Join(b, " ") {
+				t.Errorf("fitting changed the words:\nwhole:  %q\nfitted: %q", a, b)
 			}
 		})
 	}
@@ -75,7 +76,8 @@ func hasLineWider(s string, width int) bool {
 	return false
 }
 
-// runInMemoryWidth is runInMemory on a terminal of width columns (0: a pipe).
+// runInMemoryWidth is runInMemory with Out a terminal or not (tty), its text fitted to
+// width columns (0: lines stay whole; SystemStreams makes a pipe 80 columns wide).
 func runInMemoryWidth(t *testing.T, tty bool, width int, env map[string]string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer

@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// wideColumns is $COLUMNS for a ctx run by a test that matches whole lines of its
+// output, so that none is fitted to the pipe's 80 columns.
+const wideColumns = "1000"
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -33,6 +37,10 @@ func TestScripts(t *testing.T) {
 			// Under -race every process sleeps a second at exit by default, waiting for
 			// reports from goroutines; the scripts start hundreds of ctx processes.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			// In a pipe ctx fits its text to 80 columns, and where a line breaks
+			// depends on how long $WORK is on this machine: the scripts read whole
+			// lines. pipe_width.txtar, and the tests in pipe_width_test.go, fit.
+			env.Setenv("COLUMNS", wideColumns)
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

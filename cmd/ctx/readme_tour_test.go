@@ -10,11 +10,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestReadmeTour runs the README's "A short tour", every command in order, against the
-// real binary in an empty folder, as a new user on a fresh machine would: the script is
-// made from README.md itself, so the README and the test cannot drift apart.
+// tourDoc is the page whose "A short tour" TestReadmeTour runs.
+var tourDoc = filepath.Join("..", "..", "docs", "tour.md")
+
+// TestReadmeTour runs the tour the README points to (docs/tour.md, "A short tour"),
+// every command in order, against the real binary in an empty folder, as a new user
+// on a fresh machine would: the script is made from the page itself, so the page and
+// the test cannot drift apart.
 func TestReadmeTour(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(tourDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +27,7 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(lines) < 8 {
-		t.Fatalf("README tour: %d commands found, want the whole tour", len(lines))
+		t.Fatalf("the tour: %d commands found, want the whole tour", len(lines))
 	}
 	script := tourScript(lines)
 	path := filepath.Join(t.TempDir(), "readme_tour.txtar")
@@ -41,7 +45,7 @@ func TestReadmeTour(t *testing.T) {
 	})
 }
 
-// tourComment is a command's trailing comment in the README: two spaces or more, "#".
+// tourComment is a command's trailing comment in the tour: two spaces or more, "#".
 var tourComment = regexp.MustCompile(`\s{2,}#.*$`)
 
 // tourCommands returns the command lines of the first ```sh block under the
@@ -70,11 +74,11 @@ func tourCommands(readme string) ([]string, error) {
 }
 
 // tourScript turns the tour's shell lines into a testscript: "cd DIR" moves the
-// script, every other command runs under sh (the README's quoting is a shell's), and
+// script, every other command runs under sh (the page's quoting is a shell's), and
 // /tmp/shop becomes a folder of the test's own.
 func tourScript(lines []string) string {
 	var b strings.Builder
-	b.WriteString("# The README's tour, made from README.md by TestReadmeTour.\n\n")
+	b.WriteString("# The tour, made from docs/tour.md by TestReadmeTour.\n\n")
 	for _, line := range lines {
 		for _, part := range strings.Split(line, " && ") {
 			part = strings.TrimSpace(part)
@@ -91,4 +95,4 @@ func tourScript(lines []string) string {
 
 type errMissing string
 
-func (e errMissing) Error() string { return "README.md: no " + string(e) }
+func (e errMissing) Error() string { return "docs/tour.md: no " + string(e) }

@@ -27,12 +27,13 @@ func renamedCtx(t *testing.T) string {
 	return path
 }
 
-// runIn runs bin in dir with only HOME and PATH set and returns its output.
+// runIn runs bin in dir with only HOME and PATH set (and COLUMNS, for whole lines)
+// and returns its output.
 func runIn(t *testing.T, dir, home, path, bin string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "XDG_RUNTIME_DIR=" + t.TempDir()}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + path, "XDG_RUNTIME_DIR=" + t.TempDir(), "COLUMNS=" + wideColumns}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -106,7 +107,7 @@ func TestInitRenamedBinaryProjectSettings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("init from a renamed binary: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "ctx must be on your teammates' PATH") {
+	if !strings.Contains(out, "the hooks run ctx from the PATH, on your teammates' machines too") {
 		t.Errorf("init did not say the hooks need ctx on the PATH:\n%s", out)
 	}
 	if out, err := runIn(t, ws, home, sysPath, bin, "save", "-p", "1", "--summary", "first"); err != nil {

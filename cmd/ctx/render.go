@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,12 +27,32 @@ func (a *App) writeJSON(v any) error {
 }
 
 // dataOut is Out for data that must come out byte for byte (JSON, a template, a
-// captured screen): never fitted to the terminal's width.
+// captured screen, a hook's answer to Claude Code, a command line to run): never
+// fitted to a width, on a terminal or in a pipe.
 func (a *App) dataOut() io.Writer {
 	if fw, ok := a.Out.(*termtext.Writer); ok {
 		return fw.Underlying()
 	}
 	return a.Out
+}
+
+// pipeWidth is the width text is fitted to when stdout is not a terminal: $COLUMNS
+// when it is a number (a person's override, as on a terminal), else 80, the width
+// of the terminal or pager a person most likely reads a pipe's text in. Data (see
+// dataOut) is never fitted.
+func pipeWidth(columns string) int {
+	if n := columnsOverride(columns); n > 0 {
+		return n
+	}
+	return 80
+}
+
+// columnsOverride is $COLUMNS when it is a positive number (a person's width), else 0.
+func columnsOverride(columns string) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // count is n things in words: "1 commit", "3 commits".
@@ -127,20 +150,7 @@ func renderBriefing(app *App, out loadOutput) {
 			total += rd.Tokens
 		}
 		fmt.Fprintf(w, "\n%s %s\n", s.bold("Read, in order"), s.dim(fmt.Sprintf("(~%s tokens)", usage.Brief(int64(total)))))
-		width := 0
-		for _, rd := range r.RecommendedReads {
-			width = max(width, utf8.RuneCountInString(rd.Path))
-		}
-		for i, rd := range r.RecommendedReads {
-			cost := usage.Brief(int64(rd.Tokens))
-			switch {
-			case rd.Directory:
-				cost = "folder"
-			case !rd.Exists:
-				cost = "missing"
-			}
-			fmt.Fprintf(w, "  %2d. %-*s  %7s  %s\n", i+1, width, rd.Path, cost, s.dim(rd.Why))
-		}
+		renderReads(w, s, r.RecommendedReads, app.Width)
 	}
 	if r.Budget != nil && len(r.Budget.Dropped) > 0 {
 		fmt.Fprintf(w, "  %s\n", s.dim(fmt.Sprintf("%d more left out to fit --budget %d", len(r.Budget.Dropped), r.Budget.Tokens)))
@@ -157,54 +167,129 @@ func renderBriefing(app *App, out loadOutput) {
 	}
 }
 
-// renderProjects prints the project list: a bar and colour on a terminal, plain
-// columns otherwise.
+// renderReads prints the reading list, one row a file: number, path, tokens, why.
+// When a row does not fit in width columns (0: any width fits), every file takes two
+// lines, its path alone on the first and its tokens and why under it, so that paths
+// stay whole and line up.
+func renderReads(w io.Writer, s style, reads []loader.Read, width int) {
+	pathW, costW, whyW := 0, 0, 0
+	costs := make([]string, len(reads))
+	for i, rd := range reads {
+		costs[i] = usage.Brief(int64(rd.Tokens))
+		switch {
+		case rd.Directory:
+			costs[i] = "folder"
+		case !rd.Exists:
+			costs[i] = "missing"
+		}
+		pathW = max(pathW, utf8.RuneCountInString(rd.Path))
+		costW = max(costW, utf8.RuneCountInString(costs[i]))
+		whyW = max(whyW, utf8.RuneCountInString(rd.Why))
+	}
+	oneLine := width <= 0 || len("  99. ")+pathW+len("  1234567  ")+whyW <= width
+	for i, rd := range reads {
+		if oneLine {
+			fmt.Fprintf(w, "  %2d. %-*s  %7s  %s\n", i+1, pathW, rd.Path, costs[i], s.dim(rd.Why))
+			continue
+		}
+		fmt.Fprintf(w, "  %2d. %s\n      %*s  %s\n", i+1, rd.Path, costW, costs[i], s.dim(rd.Why))
+	}
+}
+
+// renderProjects prints the project list, one row a project: its id, status,
+// progress (a bar on a terminal) and name. Projects from more than one folder (the
+// projects folder, its 00-onboarding, 02-builds/active …) are listed under their
+// folder's path, so that the first column is every project's id alone. A row is cut
+// rather than wrapped: when it is wider than app.Width, its problems, then its name
+// (to minNameWidth), then its id (to its number) are cut.
 func renderProjects(app *App, projects []*loader.Project) {
 	s := style{app.Color()}
 	tty := app.OutIsTTY
-	idW, stW := len("PROJECT"), len("STATUS")
-	for _, p := range projects {
-		idW = max(idW, utf8.RuneCountInString(p.Path))
-		stW = max(stW, utf8.RuneCountInString(statusText(p)))
-	}
 	progressHeader := "DONE"
 	if tty {
 		progressHeader = "PROGRESS"
 	}
-	// On a narrow terminal the name is cut to what is left of the row, and when even
-	// that is too little, the path keeps its end (the project's own folder).
-	nameW := 0
-	if app.Width > 0 {
-		fixed := 2 + stW + 2 + progressWidth(tty) + 2
-		nameW = app.Width - fixed - idW
-		if nameW < minNameWidth {
-			nameW = minNameWidth
-			idW = max(len("PROJECT"), app.Width-fixed-nameW)
-		}
-	}
-	fmt.Fprintf(app.Out, "%-*s  %-*s  %s  %s\n", idW, "PROJECT", stW, "STATUS", pad(progressHeader, progressWidth(tty)), "NAME")
+	idW, stW, progW, nameW := len("ID"), len("STATUS"), len(progressHeader), len("NAME")
 	for _, p := range projects {
-		st := statusText(p)
-		stCell := s.status(st) + strings.Repeat(" ", stW-utf8.RuneCountInString(st))
-		var prog string
-		if tty {
-			prog = fmt.Sprintf("%s %3d%%", s.green(bar(p.Progress.Percent, 10)), p.Progress.Percent)
-		} else {
-			prog = pad(fmt.Sprintf("%d/%d %d%%", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent), progressWidth(tty))
+		idW = max(idW, utf8.RuneCountInString(p.ID))
+		stW = max(stW, utf8.RuneCountInString(statusText(p)))
+		prog, _ := progressCell(p, tty, style{})
+		progW = max(progW, utf8.RuneCountInString(prog))
+		nameW = max(nameW, utf8.RuneCountInString(p.Name+problemsText(p)))
+	}
+	if app.Width > 0 {
+		fixed := stW + 2 + progW + 2
+		nameW = min(nameW, max(app.Width-fixed-idW-2, minNameWidth))
+		idW = min(idW, max(minIDWidth, app.Width-fixed-nameW-2))
+	}
+	fmt.Fprintf(app.Out, "%s  %s  %s  %s\n", pad("ID", idW), pad("STATUS", stW), pad(progressHeader, progW), "NAME")
+	groups := projectGroups(projects)
+	for i, g := range groups {
+		if len(groups) > 1 {
+			if i > 0 {
+				fmt.Fprintln(app.Out)
+			}
+			fmt.Fprintln(app.Out, s.bold(g.folder+"/"))
 		}
-		name, problems := p.Name, ""
-		if len(p.Problems) > 0 {
-			problems = fmt.Sprintf("  (%d problem(s))", len(p.Problems))
+		for _, p := range g.projects {
+			st := statusText(p)
+			prog, progStyled := progressCell(p, tty, s)
+			name := cutEnd(p.Name, nameW)
+			problems := cutEnd(problemsText(p), nameW-utf8.RuneCountInString(name))
+			fmt.Fprintf(app.Out, "%s  %s  %s  %s%s\n", pad(cutEnd(p.ID, idW), idW),
+				padStyled(s.status(st), st, stW), padStyled(progStyled, prog, progW), name, s.dim(problems))
 		}
-		if nameW > 0 {
-			name, problems = cutEnd(name, nameW), cutEnd(problems, nameW-utf8.RuneCountInString(cutEnd(name, nameW)))
-		}
-		fmt.Fprintf(app.Out, "%-*s  %s  %s  %s%s\n", idW, projectCell(p, idW), stCell, prog, name, s.dim(problems))
 	}
 }
 
-// minNameWidth is the fewest columns a project's name is cut to on a narrow terminal.
-const minNameWidth = 16
+// projectGroup is the projects of one folder, in the order they were listed.
+type projectGroup struct {
+	folder   string
+	projects []*loader.Project
+}
+
+// projectGroups groups projects by the folder holding them, the folders sorted by path.
+func projectGroups(projects []*loader.Project) []projectGroup {
+	var groups []projectGroup
+	for _, p := range projects {
+		folder := path.Dir(p.Path)
+		i := slices.IndexFunc(groups, func(g projectGroup) bool { return g.folder == folder })
+		if i < 0 {
+			groups = append(groups, projectGroup{folder: folder})
+			i = len(groups) - 1
+		}
+		groups[i].projects = append(groups[i].projects, p)
+	}
+	slices.SortStableFunc(groups, func(a, b projectGroup) int { return strings.Compare(a.folder, b.folder) })
+	return groups
+}
+
+// progressCell is a project's progress as its row shows it, plain (to measure) and
+// in s's colours: tasks done, of all, and the percentage; on a terminal a bar and
+// the percentage.
+func progressCell(p *loader.Project, tty bool, s style) (plain, styled string) {
+	if !tty {
+		plain = fmt.Sprintf("%d/%d %d%%", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
+		return plain, plain
+	}
+	b, percent := bar(p.Progress.Percent, 10), fmt.Sprintf(" %3d%%", p.Progress.Percent)
+	return b + percent, s.green(b) + percent
+}
+
+// problemsText follows a project's name when its files have problems.
+func problemsText(p *loader.Project) string {
+	if len(p.Problems) == 0 {
+		return ""
+	}
+	return "  (" + count(len(p.Problems), "problem") + ")"
+}
+
+// minNameWidth and minIDWidth are the fewest columns a project's name and id are cut
+// to on a narrow terminal: a cut id keeps its number ("01-ch…").
+const (
+	minNameWidth = 16
+	minIDWidth   = 6
+)
 
 // cutEnd cuts s to width columns, ending it with "…" when cut.
 func cutEnd(s string, width int) string {
@@ -218,15 +303,6 @@ func cutEnd(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// projectCell names a project in width columns: its path, else its id (which starts
-// with the number people type), cut at the end when even that is too wide.
-func projectCell(p *loader.Project, width int) string {
-	if utf8.RuneCountInString(p.Path) <= width {
-		return p.Path
-	}
-	return cutEnd(p.ID, width)
-}
-
 func statusText(p *loader.Project) string {
 	if p.Status == "" {
 		return "-"
@@ -234,16 +310,71 @@ func statusText(p *loader.Project) string {
 	return p.Status
 }
 
-func progressWidth(tty bool) int {
-	if tty {
-		return 15
-	}
-	return 14
-}
-
 func pad(s string, width int) string {
 	if n := utf8.RuneCountInString(s); n < width {
 		return s + strings.Repeat(" ", width-n)
 	}
 	return s
+}
+
+// padStyled pads styled, which is plain in colour, to width columns.
+func padStyled(styled, plain string, width int) string {
+	return styled + strings.Repeat(" ", max(width-utf8.RuneCountInString(plain), 0))
+}
+
+// table lays rows of cells out in columns two spaces apart, as text/tabwriter does,
+// and prints each row as one line (tabwriter writes a cell at a time, which the
+// termtext.Writer cannot fit). A table is read by people and by scripts (awk, grep,
+// cut), so a row is cut rather than wrapped: when rows are wider than the width, the
+// columns in cuts are cut with "…", in order, each down to its least width. Columns
+// are measured in runes: cells hold no colour.
+type table struct {
+	rows [][]string
+	cuts []columnCut
+}
+
+// columnCut names a column a table may cut, and the fewest columns it keeps.
+type columnCut struct{ col, least int }
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write prints the table fitted to width columns (0: as wide as its cells).
+func (t *table) write(w io.Writer, width int) error {
+	var widths []int
+	for _, row := range t.rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	total := 2 * max(len(widths)-1, 0)
+	for _, cw := range widths {
+		total += cw
+	}
+	for _, c := range t.cuts {
+		if width <= 0 || total <= width || c.col >= len(widths) {
+			continue
+		}
+		by := min(total-width, max(widths[c.col]-c.least, 0))
+		widths[c.col] -= by
+		total -= by
+	}
+	var b strings.Builder
+	for _, row := range t.rows {
+		b.Reset()
+		for i, cell := range row {
+			cell = cutEnd(cell, widths[i])
+			if i == len(row)-1 {
+				b.WriteString(cell)
+				break
+			}
+			b.WriteString(pad(cell, widths[i]) + "  ")
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

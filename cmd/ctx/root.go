@@ -99,6 +99,7 @@ conversation is open elsewhere; the message names the override).`,
 		newAgentsCmd(app), newHostsCmd(app),
 		newServeCmd(app),
 		newVersionCmd(app),
+		newHelpEnvironmentCmd(),
 	)
 	addVersionFlag(cmd)
 	rejectUnknownSubcommands(cmd)

@@ -33,6 +33,19 @@ type Payload struct {
 	Reason               string    `json:"reason"` // SessionEnd
 	StopHookActive       bool      `json:"stop_hook_active"`
 	LastAssistantMessage string    `json:"last_assistant_message"` // Stop
+
+	// skipped is the first field of the wrong type, which decoding passed over.
+	skipped *json.UnmarshalTypeError
+}
+
+// WrongType says what was wrong with field (its JSON name) when it was passed over
+// for being of the wrong type, else nil: a session_id of 123 reads as no session id,
+// and the warning should say why.
+func (p *Payload) WrongType(field string) error {
+	if p.skipped == nil || p.skipped.Field != field {
+		return nil
+	}
+	return fmt.Errorf("%s is a JSON %s, not a %s", field, p.skipped.Value, p.skipped.Type)
 }
 
 // ErrNoPayload is returned for empty input.
@@ -56,6 +69,7 @@ func ParsePayload(data []byte) (*Payload, error) {
 		if !errors.As(err, &te) {
 			return nil, fmt.Errorf("hook payload: not a JSON object: %w", err)
 		}
+		p.skipped = te
 	}
 	return p, nil
 }

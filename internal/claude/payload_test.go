@@ -37,12 +37,20 @@ func TestParsePayload(t *testing.T) {
 				return
 			}
 			p.ToolInput = hook0
+			p.skipped = nil // WrongType's, tested below
 			if !reflect.DeepEqual(*p, tt.want) {
 				t.Errorf("got %+v\nwant %+v", *p, tt.want)
 			}
 		})
 	}
-	p, _ := ParsePayload([]byte(`{"tool_input":{"command":"rm -rf /tmp/x"}}`))
+	p, _ := ParsePayload([]byte(`{"session_id":42,"prompt":"hi"}`))
+	if err := p.WrongType("session_id"); err == nil || err.Error() != "session_id is a JSON number, not a string" {
+		t.Errorf("WrongType(session_id) = %v", err)
+	}
+	if err := p.WrongType("prompt"); err != nil {
+		t.Errorf("WrongType(prompt) = %v, want nil", err)
+	}
+	p, _ = ParsePayload([]byte(`{"tool_input":{"command":"rm -rf /tmp/x"}}`))
 	if p.Command() != "rm -rf /tmp/x" {
 		t.Errorf("Command() = %q", p.Command())
 	}

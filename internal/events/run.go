@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -116,6 +117,11 @@ func Run(ctx context.Context, ev Event, h *Hook, in Input, out io.Writer) error 
 	if idErr := state.CheckSessionID(h.Payload.SessionID); idErr == nil {
 		h.SessionID = h.Payload.SessionID
 	} else if isEvent && inputErr == nil && !isGuard {
+		if wrong := h.Payload.WrongType("session_id"); wrong != nil {
+			idErr = wrong
+		} else if strings.TrimSpace(h.Payload.SessionID) == "" {
+			idErr = errors.New("no session_id")
+		}
 		inputErr = fmt.Errorf("hook payload: %w", idErr)
 	}
 	if inputErr != nil {

@@ -49,24 +49,54 @@ func docTable() string {
 // TestHooksDocTable keeps the table of docs/hooks.md the one Table generates: the
 // page cannot drift from what `ctx init` registers.
 func TestHooksDocTable(t *testing.T) {
-	data, err := os.ReadFile(hooksDoc)
+	checkGenerated(t, hooksDoc, tableStart, tableEnd, docTable())
+	checkGenerated(t, claudeCodeDoc, briefStart, tableEnd, briefTable())
+}
+
+// claudeCodeDoc is the user's page on ctx in Claude Code, whose short table of the
+// events ctx init registers Table generates too.
+const (
+	claudeCodeDoc = "../../docs/claude-code.md"
+	briefStart    = "<!-- events.Table, brief: go test ./internal/events -run TestHooksDocTable -update -->"
+)
+
+// briefTable is one row per event ctx init registers: the event and what ctx does.
+func briefTable() string {
+	var b strings.Builder
+	b.WriteString("| event | ctx does |\n|---|---|\n")
+	for _, ev := range Table {
+		if ev.Name == "" {
+			continue
+		}
+		event, does, _ := strings.Cut(ev.Short, ": ")
+		fmt.Fprintf(&b, "| %s | %s |\n", event, does)
+	}
+	return b.String()
+}
+
+// checkGenerated compares the text of path between the markers with want; -update
+// writes it.
+func checkGenerated(t *testing.T, path, start, end, want string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	i, j := strings.Index(doc, tableStart), strings.Index(doc, tableEnd)
+	i := strings.Index(doc, start)
+	j := strings.Index(doc[max(i, 0):], end) + max(i, 0)
 	if i < 0 || j < i {
-		t.Fatalf("%s lacks the markers %q … %q", hooksDoc, tableStart, tableEnd)
+		t.Fatalf("%s lacks the markers %q … %q", path, start, end)
 	}
-	want := doc[:i+len(tableStart)] + "\n" + docTable() + doc[j:]
+	whole := doc[:i+len(start)] + "\n" + want + doc[j:]
 	if *update {
-		if err := os.WriteFile(hooksDoc, []byte(want), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(whole), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if want != doc {
-		t.Errorf("%s's table is not Table's; run: go test ./internal/events -run TestHooksDocTable -update", hooksDoc)
+	if whole != doc {
+		t.Errorf("%s's table is not Table's; run: go test ./internal/events -run TestHooksDocTable -update", path)
 	}
 }
 

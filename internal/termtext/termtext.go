@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// Writer fits text to a terminal's width: a line wider than the terminal breaks
-// between words, and its continuation lines start under the column the line's text
-// starts in (after a label such as "  stopped   " or a command name in help), so
-// tables of labels stay readable at 80 columns and below. Only output to a terminal
-// is fitted; in a pipe every line stays whole for the program reading it.
+// Writer fits text to a width: a line wider than that breaks between words, and its
+// continuation lines start under the column the line's text starts in (after a label
+// such as "  stopped   " or a command name in help), so tables of labels stay
+// readable at 80 columns and below. A word is never broken, so paths stay whole, and
+// a line with a tab (data: a shell's completions) is not fitted at all.
 //
 // Complete lines are fitted as they arrive; a partial line (a question waiting for
 // its answer) is written at once, as it is, and the rest of that line too.
@@ -79,9 +79,10 @@ func (f *Writer) Flush() error {
 // fitLine returns line, followed by a newline, broken between words so that no piece
 // is wider than width columns (a word longer than that stays whole). Continuation
 // lines are indented to the line's text column (see hangColumn). ANSI colour codes
-// take no columns.
+// take no columns. A line with a tab is data for a program (tab-separated values, a
+// shell's completions) and stays whole.
 func fitLine(line string, width int) string {
-	if width <= 0 || displayWidth(line) <= width {
+	if width <= 0 || strings.Contains(line, "\t") || displayWidth(line) <= width {
 		return line + "\n"
 	}
 	hang := hangColumn(line, width)

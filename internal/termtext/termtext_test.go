@@ -21,6 +21,7 @@ func TestFitLine(t *testing.T) {
 			"ok    hooks      all 9 registered in\n                 /a/long/path/settings.json\n"},
 		{"a verylongwordthatcannotbebroken end", 10, "a\nverylongwordthatcannotbebroken\nend\n"},
 		{"\x1b[1mbold\x1b[0m words here", 10, "\x1b[1mbold\x1b[0m words\nhere\n"},
+		{"--workspace\tworkspace root (default: the nearest folder above)", 20, "--workspace\tworkspace root (default: the nearest folder above)\n"},
 	}
 	for _, tt := range tests {
 		if got := fitLine(tt.line, tt.width); got != tt.want {

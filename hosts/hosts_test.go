@@ -111,8 +111,9 @@ func TestRunOutcomes(t *testing.T) {
 	h := Host{Name: "build", Destination: "build", Workspace: "/home/me/my ws"}
 	// What the login shell there is given (the last two words), then what sh reads.
 	c := fakeSSH(t, `shift $(($# - 2)); printf '%s|' "$@"; cat`)
+	c.Columns = 120 // the width here, for ctx there
 	out, err := c.Run(context.Background(), h, "agents", "list", "--json")
-	if err != nil || string(out) != "sh|-s|exec ctx --workspace '/home/me/my ws' agents list --json\n" {
+	if err != nil || string(out) != "sh|-s|exec env 'COLUMNS=120' ctx --workspace '/home/me/my ws' agents list --json\n" {
 		t.Errorf("the remote command: %q, %v", out, err)
 	}
 	// A word of a fish or csh user's text never reaches their shell: sh reads it.

@@ -33,6 +33,10 @@ type Client struct {
 	Timeout time.Duration
 	// Env is the environment ssh runs with (nil: this process's).
 	Env []string
+	// Columns is the width ctx on the host fits its text to ($COLUMNS there): the
+	// width here, since what it prints is shown here as it comes; 0 leaves its lines
+	// whole.
+	Columns int
 }
 
 // Default timeouts.
@@ -147,7 +151,10 @@ func (e *RemoteError) Error() string {
 func (c *Client) Run(ctx context.Context, h Host, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.ConnectTimeout+c.Timeout)
 	defer cancel()
-	cmd := c.Command(ctx, h, false, CtxWords(h, args...)...)
+	// env sets the width for ctx alone; a missing ctx is env's exit 127, as the
+	// shell's.
+	words := append([]string{"env", "COLUMNS=" + strconv.Itoa(c.Columns)}, CtxWords(h, args...)...)
+	cmd := c.Command(ctx, h, false, words...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

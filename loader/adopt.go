@@ -34,13 +34,19 @@ type Layout struct {
 }
 
 // ErrWorkspaceRoot says a folder must not become a workspace: every folder below a
-// workspace root finds it, so the home folder or / would swallow everything.
+// workspace root finds it, so the home folder, a folder above it or a system folder
+// would swallow everything, and a folder inside or around other workspaces would hide
+// them.
 var ErrWorkspaceRoot = errors.New("not a place for a workspace")
 
-// Survey looks at dir, which is not a workspace, and says how it would become one:
-// a folder holding exactly one folder of numbered projects (NN-slug folders with a
-// planning folder, as ctx new makes them) is adopted with that folder as its projects
-// folder; any other folder gets a new, empty 02-projects/. Nothing is written.
+// systemFolders are top-level folders that hold everyone's files, never one workspace.
+var systemFolders = []string{"bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "srv", "sys", "tmp", "Users", "usr", "var", "Volumes"}
+
+// Survey looks at dir, which is not a workspace, and says how it would become one. A
+// folder whose numbered folders (NN-slug) all hold a planning folder, as ctx new makes
+// them, is adopted with itself as the projects folder; a folder holding exactly one
+// folder of such projects is adopted with that one; any other folder gets a new, empty
+// 02-projects/. Nothing is written. home is the user's home folder ("" for none).
 func Survey(dir, home string) (*Layout, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -49,26 +55,25 @@ func Survey(dir, home string) (*Layout, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	if root == filepath.Dir(root) {
-		return nil, fmt.Errorf("%s is the file system's root: %w; make one in a folder of its own", root, ErrWorkspaceRoot)
-	}
-	if home != "" {
-		if h, err := filepath.EvalSymlinks(home); err == nil && h == root {
-			return nil, fmt.Errorf("%s is your home folder: %w (every folder below it would belong to it); make one in a folder of its own, e.g. ~/work", root, ErrWorkspaceRoot)
-		}
+	if err := checkPlace(root, home); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, err
 	}
 	l := &Layout{Root: root, ProjectsDir: DefaultProjectsDir, Entries: len(entries)}
+	if n, all := countProjects(root); n > 0 && all {
+		l.ProjectsDir, l.Adopted, l.Projects = ".", true, n
+		return l, nil
+	}
 	var found []string
 	counts := map[string]int{}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if n := countProjects(filepath.Join(root, e.Name())); n > 0 {
+		if n, _ := countProjects(filepath.Join(root, e.Name())); n > 0 {
 			found = append(found, e.Name())
 			counts[e.Name()] = n
 		}
@@ -79,25 +84,82 @@ func Survey(dir, home string) (*Layout, error) {
 	return l, nil
 }
 
-// countProjects counts the NN-slug folders in dir that hold a planning folder.
-func countProjects(dir string) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
+// checkPlace refuses a root that must not become a workspace (ErrWorkspaceRoot): /,
+// a system folder, the home folder or a folder above it, a folder inside a workspace
+// (reached through a link, which the walk up from the typed path does not see), and a
+// folder that holds workspaces.
+func checkPlace(root, home string) error {
+	parent := filepath.Dir(root)
+	switch {
+	case root == parent:
+		return fmt.Errorf("%s is the file system's root: %w; make one in a folder of its own", root, ErrWorkspaceRoot)
+	case parent == string(filepath.Separator) && slices.Contains(systemFolders, filepath.Base(root)):
+		return fmt.Errorf("%s holds everyone's files: %w; make one in a folder of its own", root, ErrWorkspaceRoot)
 	}
-	n := 0
-	for _, e := range entries {
-		if _, _, ok := splitFolderName(e.Name()); ok && e.IsDir() && isDir(filepath.Join(dir, e.Name(), DefaultPlanningDir)) {
-			n++
+	if home != "" {
+		if h, err := filepath.EvalSymlinks(home); err == nil && within(h, root) {
+			what := "your home folder"
+			if h != root {
+				what = "above your home folder"
+			}
+			return fmt.Errorf("%s is %s: %w (every folder below it would belong to it); make one in a folder of its own, e.g. ~/work", root, what, ErrWorkspaceRoot)
 		}
 	}
-	return n
+	for dir := parent; ; dir = filepath.Dir(dir) {
+		if looksLikeWorkspace(dir) {
+			return fmt.Errorf("%s is inside the workspace %s: %w; use that one (cd there, or --workspace)", root, dir, ErrWorkspaceRoot)
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	var inner []string
+	for _, e := range entries {
+		if e.IsDir() && looksLikeWorkspace(filepath.Join(root, e.Name())) {
+			inner = append(inner, e.Name()+"/")
+		}
+	}
+	if len(inner) > 0 {
+		return fmt.Errorf("%s holds the workspace(s) %s: %w; run ctx init in one of them, or in a folder of its own", root, strings.Join(inner, ", "), ErrWorkspaceRoot)
+	}
+	return nil
+}
+
+// within reports whether path is dir or lies below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// countProjects counts the NN-slug folders in dir that hold a planning folder, and
+// says whether every NN-slug folder there does.
+func countProjects(dir string) (n int, all bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	all = true
+	for _, e := range entries {
+		if _, _, ok := splitFolderName(e.Name()); !ok || !e.IsDir() {
+			continue
+		}
+		if isDir(filepath.Join(dir, e.Name(), DefaultPlanningDir)) {
+			n++
+		} else {
+			all = false
+		}
+	}
+	return n, all
 }
 
 // Create makes the surveyed folder a workspace: .ctx/ with its git-ignored state
 // folder, the projects folder when it is new, and, for an adopted projects folder,
-// .ctx/config.yaml naming it. Nothing that was there is moved or changed; a config
-// that exists is left alone.
+// .ctx/config.yaml naming it. Nothing that was there is moved or changed (a surveyed
+// folder has no .ctx/, so no config to keep).
 func (l *Layout) Create() error {
 	if err := EnsureStateDir(filepath.Join(l.Root, StateDir, "state")); err != nil {
 		return err
@@ -106,10 +168,11 @@ func (l *Layout) Create() error {
 		return durable.MkdirAll(filepath.Join(l.Root, DefaultProjectsDir), 0o755)
 	}
 	config := filepath.Join(l.Root, StateDir, "config.yaml")
-	if _, err := os.Lstat(config); err == nil {
-		return nil
+	where := "in " + l.ProjectsDir + "/"
+	if l.ProjectsDir == "." {
+		where = "here: the numbered folders of this one"
 	}
-	text := fmt.Sprintf("# Written by ctx init: your projects live in %s/.\nprojects_dir: %s\n", l.ProjectsDir, yamlString(l.ProjectsDir))
+	text := fmt.Sprintf("# Written by ctx init: your projects live %s.\nprojects_dir: %s\n", where, yamlString(l.ProjectsDir))
 	return durable.WriteFile(config, []byte(text), 0o644)
 }
 

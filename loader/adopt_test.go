@@ -13,7 +13,13 @@ func TestSurvey(t *testing.T) {
 	if _, err := Survey("/", ""); !errors.Is(err, ErrWorkspaceRoot) {
 		t.Errorf("/: %v, want ErrWorkspaceRoot", err)
 	}
+	if _, err := Survey(os.TempDir(), ""); os.TempDir() == "/tmp" && !errors.Is(err, ErrWorkspaceRoot) {
+		t.Errorf("/tmp: %v, want ErrWorkspaceRoot", err)
+	}
 	home := t.TempDir()
+	if _, err := Survey(filepath.Dir(home), home); !errors.Is(err, ErrWorkspaceRoot) {
+		t.Errorf("above home: %v, want ErrWorkspaceRoot", err)
+	}
 	if _, err := Survey(home, home); !errors.Is(err, ErrWorkspaceRoot) {
 		t.Errorf("home: %v, want ErrWorkspaceRoot", err)
 	}

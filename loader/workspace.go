@@ -102,7 +102,7 @@ func Discover(opts DiscoverOptions) (*Workspace, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil, fmt.Errorf("%w at or above %s: `ctx init` makes one, or pass --workspace DIR", ErrNoWorkspace, opts.Cwd)
+			return nil, fmt.Errorf("%w at or above %s: cd into one, or `ctx init` makes this folder one", ErrNoWorkspace, opts.Cwd)
 		}
 		dir = parent
 	}

@@ -60,7 +60,7 @@ func SystemStreams() Streams {
 // terminalWidth is the width of the terminal fd is: $COLUMNS when it is a number
 // (a person's override), else what the terminal says, else 80.
 func terminalWidth(fd int, columns string) int {
-	if n := columnsOverride(columns); n > 0 {
+	if n, ok := columnsOverride(columns); ok {
 		return n
 	}
 	if w, _, err := term.GetSize(fd); err == nil && w > 0 {

@@ -33,8 +33,9 @@ func newAgentsListCmd(app *App) *cobra.Command {
 }
 
 // agentsListCuts are the columns a row of ctx agents list is cut in, in order, when
-// it is wider than the terminal or the pipe's 80 columns: NAME, PROJECT, STATE.
-var agentsListCuts = []columnCut{{col: 2, least: 12}, {col: 3, least: 12}, {col: 4, least: 12}, {col: 2, least: 8}, {col: 4, least: 8}}
+// it is wider than the terminal or the pipe's 80 columns: PROJECT (its number stays),
+// STATE, then NAME, which is what people type.
+var agentsListCuts = []columnCut{{col: 3, least: 12}, {col: 4, least: 12}, {col: 2, least: 12}, {col: 3, least: 8}, {col: 4, least: 8}, {col: 2, least: 8}}
 
 func runAgentsList(o *agentsListOptions) error {
 	// Every host's agents; a host that did not answer is reported after the others.

@@ -80,7 +80,9 @@ func runAgentsShow(o *agentsShowOptions) error {
 	if p := rec.Pause; p != nil {
 		fmt.Fprintf(o.Out, "  paused     %s (%s), freed %d MB, %d processes ended\n", p.PausedAt.Local().Format(time.DateTime), p.Reason, p.RSSFreedKB/1024, p.ProcessesEnded)
 		if p.Git != nil {
-			fmt.Fprintf(o.Out, "  checkpoint %s (%d dirty files)\n  restore    %s\n", p.Git.Ref, len(p.Git.Dirty), out.Restore)
+			fmt.Fprintf(o.Out, "  checkpoint %s (%s)\n", p.Git.Ref, count(len(p.Git.Dirty), "dirty file"))
+			// A command to copy: one line, whatever the width.
+			fmt.Fprintf(o.dataOut(), "  restore    %s\n", out.Restore)
 		}
 	}
 	if rec.Exit != nil {

@@ -52,7 +52,7 @@ The system's
   XDG_CACHE_HOME   caches and locks in $XDG_CACHE_HOME/ctx (default: ~/.cache)
   NO_COLOR         any value: no colour (ctx serve --qr draws plain blocks)
   TERM             dumb: no colour
-  COLUMNS          the width text is fitted to (terminal: its own; pipe: 80)
+  COLUMNS          width text is fitted to: the terminal's, else 80; 0: none
   PATH             where ctx finds claude, tmux, git, ssh, and agents find ctx
 
 Examples:

@@ -256,7 +256,12 @@ func newHostsRmCmd(app *App) *cobra.Command {
 
 // sshClient is the ssh client of this command: master sockets in the runtime folder.
 func (a *App) sshClient() (*hosts.Client, error) {
-	return hosts.NewClient(state.RuntimeDir(a.Getenv))
+	c, err := hosts.NewClient(state.RuntimeDir(a.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	c.Columns = a.Width // the host's text is shown here, as it comes
+	return c, nil
 }
 
 // checkHost runs a host's check with this workspace's first commit and this ctx's

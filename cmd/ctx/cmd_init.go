@@ -34,8 +34,17 @@ func newInitCmd(app *App) *cobra.Command {
 	opts := &initOptions{App: app}
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Plug ctx into Claude Code: hooks, skills and the .ctx folder",
-		Long: `Register ctx's hooks in Claude Code's settings and install its skills.
+		Short: "Make this folder a workspace and plug ctx into Claude Code",
+		Long: `Register ctx's hooks in Claude Code's settings and install its skills; in a
+folder that is not a workspace yet, make it one first.
+
+A folder that is not a workspace (none at or above it holds 02-projects/ or
+.ctx/) becomes one: it gets .ctx/ and an empty 02-projects/, or, when its
+numbered folders are projects (NN-slug/01-planning/) or it holds exactly one
+folder of them, a .ctx/config.yaml that reads them where they are. Nothing in
+the folder is moved or deleted. On a terminal init asks first. The home folder,
+a folder above it, a system folder, a folder inside a workspace and a folder
+holding workspaces are refused.
 
 Hooks go into the workspace's .claude/settings.json, which the team shares
 (committed). With --local they go into .claude/settings.local.json instead,
@@ -61,7 +70,7 @@ replaced: --statusline wraps it, so it still shows, unchanged.
 Skills go into .claude/skills/<name>/SKILL.md; a skill file you changed is kept
 unless --force. The workspace gets a .ctx/ folder whose state/ and sessions/
 are git-ignored. ctx uninstall (or init --uninstall) takes it all out again.`,
-		Example: `  ctx init
+		Example: `  mkdir -p ~/work && cd ~/work && ctx init
   ctx init --dry-run
   ctx init --local
   ctx init --global
@@ -155,17 +164,30 @@ func runInit(opts *initOptions) error {
 		others := claude.CtxHookFiles(claude.SettingsFiles(root, opts.Getenv), settings)
 		if len(others) > 0 {
 			o := others[0]
-			return inputError(fmt.Errorf("init: ctx's hooks are already registered in %s (%s settings); adding them to %s too could run each hook twice: remove ctx's entries there, or pass --force to install anyway", o.Path, o.Level, settings))
-		}
-	}
-
-	if layout != nil {
-		if err := makeWorkspace(opts, layout, prefix); err != nil {
-			return err
+			if layout != nil {
+				// The hooks are in place at another level (the user's, usually): the
+				// new workspace needs none of its own.
+				if err := makeWorkspace(opts, layout, prefix); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "hooks     already registered in %s (%s settings):\n          nothing added here\n", o.Path, o.Level)
+				return nil
+			}
+			return inputError(fmt.Errorf("init: ctx's hooks are already in %s (%s settings); here too, each hook could run twice: remove them there, or pass --force", o.Path, o.Level))
 		}
 	}
 
 	regs := events.Registrations(bin)
+	if layout != nil {
+		// A settings file init cannot write stops it before the folder becomes a
+		// workspace, not halfway.
+		if _, _, err := claude.WriteSettings(settings, regs, true); err != nil {
+			return inputError(err)
+		}
+		if err := makeWorkspace(opts, layout, prefix); err != nil {
+			return err
+		}
+	}
 	changed, backup, err := claude.WriteSettings(settings, regs, opts.DryRun)
 	if err != nil {
 		return inputError(err)
@@ -191,7 +213,10 @@ func runInit(opts *initOptions) error {
 		return err
 	}
 	for _, r := range results {
-		fmt.Fprintf(w, "skill     %-20s %-14s %s\n", r.Name, actionWord(r.Action, opts.DryRun), shortPath(root, r.Path))
+		fmt.Fprintf(w, "skill     %-20s %s\n", r.Name, actionWord(r.Action, opts.DryRun))
+	}
+	if len(results) > 0 {
+		fmt.Fprintf(w, "          in %s\n", filepath.Join(shortPath(root, skillsDir), "<name>", "SKILL.md"))
 	}
 
 	if level != claude.LevelUser {
@@ -245,6 +270,11 @@ func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, er
 		if root, err = os.Getwd(); err != nil {
 			return "", nil, err
 		}
+		// Inside Claude Code (an agent's Bash, in a subfolder), the folder Claude
+		// Code reads .claude/ from is the one to make a workspace.
+		if project := opts.Getenv("CLAUDE_PROJECT_DIR"); project != "" && shortPath(project, root) != root {
+			root = project
+		}
 	default:
 		return "", nil, err
 	}
@@ -259,10 +289,10 @@ func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, er
 		return layout.Root, layout, nil
 	}
 	question := fmt.Sprintf("%s is not a ctx workspace yet. Make it one? It gets %s/ for\n"+
-		"projects and .ctx/ for ctx's state; nothing here is moved or changed. [y/N] ", layout.Root, layout.ProjectsDir)
+		"projects and .ctx/ for ctx's state; nothing here is moved or deleted. [y/N] ", layout.Root, layout.ProjectsDir)
 	if layout.Adopted {
 		question = fmt.Sprintf("%s holds %s in %s/. Make it a ctx workspace that reads\n"+
-			"them there? It gets .ctx/ for ctx's state; nothing here is moved or changed. [y/N] ",
+			"them there? It gets .ctx/ for ctx's state; nothing here is moved or deleted. [y/N] ",
 			layout.Root, count(layout.Projects, "project"), layout.ProjectsDir)
 	}
 	if !opts.confirm(question) {
@@ -290,9 +320,9 @@ func makeWorkspace(opts *initOptions, l *loader.Layout, prefix string) error {
 	fmt.Fprintf(w, "          %screate %s/ for projects and .ctx/ for ctx's state\n", prefix, loader.DefaultProjectsDir)
 	switch {
 	case l.Entries == 1:
-		fmt.Fprintf(w, "          the file or folder already here stays as it is\n")
+		fmt.Fprintf(w, "          the file or folder already here is not moved\n")
 	case l.Entries > 1:
-		fmt.Fprintf(w, "          the %d files and folders already here stay as they are\n", l.Entries)
+		fmt.Fprintf(w, "          the %d files and folders already here are not moved\n", l.Entries)
 	}
 	return nil
 }

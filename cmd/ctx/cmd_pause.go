@@ -77,7 +77,7 @@ paused this does nothing and says nothing.`,
 			return inputError(err)
 		}
 		if was && !plumbing {
-			fmt.Fprintf(opts.Out, "ctx resumed for session %s after %d paused prompt(s): nudges are back on.\n", id, turns)
+			fmt.Fprintf(opts.Out, "ctx resumed for session %s after %s: nudges are back on.\n", id, count(turns, "paused prompt"))
 		}
 		return nil
 	})

@@ -55,10 +55,11 @@ code for a phone's camera. Another address needs --listen ADDR --allow-remote
 (the token still applies). --read-only shows everything and changes nothing.`,
 		Example: `  ctx serve
   ctx serve --open
-  ctx serve --qr --url https://build-box.tail1234.ts.net   (after: tailscale serve --bg 7177)
+  ctx serve --qr --url https://build-box.tail1234.ts.net   # after tailscale serve --bg 7177
   ctx serve --read-only
   ctx serve --addr 127.0.0.1:8080
-  curl -H "Authorization: Bearer $(jq -r .token "$XDG_RUNTIME_DIR/ctx/serve.json")" http://127.0.0.1:7177/api/agents`,
+  token=$(jq -r .token "$XDG_RUNTIME_DIR/ctx/serve.json")   # the API, from a script
+  curl -H "Authorization: Bearer $token" http://127.0.0.1:7177/api/agents`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error { return runServe(o) },
 	}

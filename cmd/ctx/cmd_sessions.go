@@ -122,6 +122,6 @@ func runSessionsShow(opts *sessionsOptions) error {
 	if opts.JSON {
 		return opts.writeJSON(s)
 	}
-	_, err = opts.Out.Write(s.Markdown())
+	_, err = opts.dataOut().Write(s.Markdown()) // the briefing file, byte for byte
 	return err
 }

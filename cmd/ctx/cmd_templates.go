@@ -87,7 +87,7 @@ func newTemplatesPathCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintln(opts.Out, ws.StatePath("templates"))
+			_, err = fmt.Fprintln(opts.dataOut(), ws.StatePath("templates")) // a path for scripts: whole
 			return err
 		},
 	}

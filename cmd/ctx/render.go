@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,11 +30,14 @@ func (a *App) writeJSON(v any) error {
 // dataOut is Out for data that must come out byte for byte (JSON, a template, a
 // captured screen, a hook's answer to Claude Code, a command line to run): never
 // fitted to a width, on a terminal or in a pipe.
-func (a *App) dataOut() io.Writer {
-	if fw, ok := a.Out.(*termtext.Writer); ok {
+func (a *App) dataOut() io.Writer { return unfitted(a.Out) }
+
+// unfitted is the writer under w when w fits text to a width, else w.
+func unfitted(w io.Writer) io.Writer {
+	if fw, ok := w.(*termtext.Writer); ok {
 		return fw.Underlying()
 	}
-	return a.Out
+	return w
 }
 
 // pipeWidth is the width text is fitted to when stdout is not a terminal: $COLUMNS
@@ -41,18 +45,19 @@ func (a *App) dataOut() io.Writer {
 // of the terminal or pager a person most likely reads a pipe's text in. Data (see
 // dataOut) is never fitted.
 func pipeWidth(columns string) int {
-	if n := columnsOverride(columns); n > 0 {
+	if n, ok := columnsOverride(columns); ok {
 		return n
 	}
 	return 80
 }
 
-// columnsOverride is $COLUMNS when it is a positive number (a person's width), else 0.
-func columnsOverride(columns string) int {
-	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
-		return n
+// columnsOverride is $COLUMNS when it is a number: a person's width, or 0 for lines
+// left whole.
+func columnsOverride(columns string) (int, bool) {
+	if n, err := strconv.Atoi(columns); err == nil && n >= 0 {
+		return n, true
 	}
-	return 0
+	return 0, false
 }
 
 // count is n things in words: "1 commit", "3 commits".
@@ -248,7 +253,7 @@ type projectGroup struct {
 	projects []*loader.Project
 }
 
-// projectGroups groups projects by the folder holding them, the folders sorted by path.
+// projectGroups groups projects by the folder holding them, in groupRank's order.
 func projectGroups(projects []*loader.Project) []projectGroup {
 	var groups []projectGroup
 	for _, p := range projects {
@@ -260,8 +265,22 @@ func projectGroups(projects []*loader.Project) []projectGroup {
 		}
 		groups[i].projects = append(groups[i].projects, p)
 	}
-	slices.SortStableFunc(groups, func(a, b projectGroup) int { return strings.Compare(a.folder, b.folder) })
+	slices.SortStableFunc(groups, func(a, b projectGroup) int {
+		return cmp.Or(cmp.Compare(groupRank(a.folder), groupRank(b.folder)), strings.Compare(a.folder, b.folder))
+	})
 	return groups
+}
+
+// groupRank orders the folders of a listing: the projects folder first (a folder of
+// the workspace's top level), then its onboarding projects, then the rest (02-builds).
+func groupRank(folder string) int {
+	switch {
+	case !strings.Contains(folder, "/"):
+		return 0
+	case path.Base(folder) == loader.OnboardingDir:
+		return 1
+	}
+	return 2
 }
 
 // progressCell is a project's progress as its row shows it, plain (to measure) and
@@ -338,8 +357,11 @@ type columnCut struct{ col, least int }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-// write prints the table fitted to width columns (0: as wide as its cells).
+// write prints the table fitted to width columns (0: as wide as its cells). A row
+// still wider than that (its columns cut as far as they go) stays one line: it goes
+// past the fitting writer, which would wrap it.
 func (t *table) write(w io.Writer, width int) error {
+	w = unfitted(w)
 	var widths []int
 	for _, row := range t.rows {
 		for i, cell := range row {

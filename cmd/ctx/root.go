@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,6 +74,9 @@ conversation is open elsewhere; the message names the override).`,
 			hotCmd := hot(app)
 			cmd.AddCommand(hotCmd)
 			rejectUnknownSubcommands(hotCmd)
+			if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" }) {
+				fitHelp(cmd, app.Width) // help only: a hook's start-up never pays for it
+			}
 			return cmd
 		}
 	}
@@ -114,10 +118,79 @@ func fitHelp(cmd *cobra.Command, width int) {
 		return
 	}
 	cmd.Long = termtext.Reflow(cmd.Long, width)
+	cmd.Example = fitExamples(cmd.Example, width)
 	tmpl := cmd.UsageTemplate()
 	tmpl = strings.ReplaceAll(tmpl, ".FlagUsages |", ".FlagUsagesWrapped "+strconv.Itoa(width)+" |")
 	cmd.SetUsageTemplate(tmpl)
 	for _, c := range cmd.Commands() {
 		fitHelp(c, width)
 	}
+}
+
+// fitExamples fits a command's examples to width as a person would type them, so
+// that each stays a command to copy: a comment too long for its line goes on a line
+// of its own above it, and a command too long is continued with " \" on lines
+// indented four more, broken only between words outside quotes. A word or a quoted
+// string wider than the width stays whole.
+func fitExamples(examples string, width int) string {
+	if examples == "" {
+		return ""
+	}
+	var out []string
+	for _, line := range strings.Split(examples, "\n") {
+		if termtext.DisplayWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		words := shellWords(strings.TrimLeft(line, " "))
+		if i := slices.Index(words, "#"); i > 0 {
+			out = append(out, indent+strings.Join(words[i:], " "))
+			words = words[:i]
+		}
+		cur := indent
+		for i, w := range words {
+			switch {
+			case i == 0:
+				cur += w
+			case termtext.DisplayWidth(cur)+1+termtext.DisplayWidth(w)+2 > width:
+				out = append(out, cur+" \\")
+				cur = indent + "    " + w
+			default:
+				cur += " " + w
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
+}
+
+// shellWords splits a command line at spaces outside single and double quotes; a
+// comment's "#" is a word of its own, and the comment's words follow it.
+func shellWords(line string) []string {
+	var words []string
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ' ':
+			if b.Len() > 0 {
+				words = append(words, b.String())
+				b.Reset()
+			}
+			continue
+		}
+		b.WriteByte(c)
+	}
+	if b.Len() > 0 {
+		words = append(words, b.String())
+	}
+	return words
 }

@@ -63,7 +63,7 @@ var Table = []Event{
 	{Name: claude.EventPostToolUse, Command: "record-action", Matcher: "*", Timeout: hookTimeout, OnceOnly: true, Activity: "working",
 		Doc:     "Journals the call, notes files the session changed, binds the session from project files it touched, and checks usage: a compaction can come between two tool calls with no prompt before it (it waits up to 1.5 s for the call's line in the transcript). An agent asked to hand off that makes 5 more calls has its turn ended (`continue: false`) and handed off; a handoff's fresh session is checked to work in the agent's folder.",
 		Short:   "PostToolUse: journal the tool call; bind the session from project files touched",
-		Example: `  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"02-projects/01-a/notes.md"}}' | ctx system record-action`,
+		Example: `  echo '{"session_id":"s1","tool_name":"Edit","tool_input":{"file_path":"a.md"}}' | ctx system record-action`,
 		Run:     OnToolCallHook},
 	{Name: claude.EventStop, Command: "stop", Timeout: hookTimeout, OnceOnly: true, Activity: "idle",
 		Doc:     "Journals the start of the reply; a fork whose transcript now holds its parent's lines gets its binding (once). An agent asked to hand off: starts `ctx agents handoff` in the background, which ends this session and starts a fresh one from ctx's note (docs/agents.md).",

@@ -12,8 +12,9 @@ import (
 // Writer fits text to a width: a line wider than that breaks between words, and its
 // continuation lines start under the column the line's text starts in (after a label
 // such as "  stopped   " or a command name in help), so tables of labels stay
-// readable at 80 columns and below. A word is never broken, so paths stay whole, and
-// a line with a tab (data: a shell's completions) is not fitted at all.
+// readable at 80 columns and below. A word is never broken, so paths without spaces
+// stay whole; nor is a code span in backticks (a command to copy); and a line with a
+// tab (data: a shell's completions) is not fitted at all.
 //
 // Complete lines are fitted as they arrive; a partial line (a question waiting for
 // its answer) is written at once, as it is, and the rest of that line too.
@@ -82,7 +83,7 @@ func (f *Writer) Flush() error {
 // take no columns. A line with a tab is data for a program (tab-separated values, a
 // shell's completions) and stays whole.
 func fitLine(line string, width int) string {
-	if width <= 0 || strings.Contains(line, "\t") || displayWidth(line) <= width {
+	if width <= 0 || strings.Contains(line, "\t") || DisplayWidth(line) <= width {
 		return line + "\n"
 	}
 	hang := hangColumn(line, width)
@@ -95,12 +96,17 @@ func fitLine(line string, width int) string {
 		for j < len(line) && line[j] == ' ' {
 			j++
 		}
-		k := j
-		for k < len(line) && line[k] != ' ' {
+		// A code span (`ctx load 1`, a command to copy) is one word: a line never
+		// breaks inside one.
+		k, code := j, false
+		for k < len(line) && (code || line[k] != ' ') {
+			if line[k] == '`' {
+				code = !code
+			}
 			k++
 		}
 		spaces, word := line[i:j], line[j:k]
-		ww := displayWidth(word)
+		ww := DisplayWidth(word)
 		if !start && col+len(spaces)+ww > width && col > hang {
 			b.WriteString("\n")
 			b.WriteString(strings.Repeat(" ", hang))
@@ -201,7 +207,7 @@ func Reflow(text string, width int) string {
 		para := lines[i:j]
 		wide := false
 		for _, l := range para {
-			wide = wide || displayWidth(l) > width
+			wide = wide || DisplayWidth(l) > width
 		}
 		if !wide || len(para) == 1 {
 			for _, l := range para {
@@ -244,7 +250,7 @@ func indentOf(line string) int { return len(line) - len(strings.TrimLeft(line, "
 
 // displayWidth is the number of terminal columns s takes: one per rune, none for
 // ANSI escape sequences.
-func displayWidth(s string) int {
+func DisplayWidth(s string) int {
 	return utf8.RuneCountInString(stripANSI(s))
 }
 

@@ -22,6 +22,9 @@ func TestFitLine(t *testing.T) {
 		{"a verylongwordthatcannotbebroken end", 10, "a\nverylongwordthatcannotbebroken\nend\n"},
 		{"\x1b[1mbold\x1b[0m words here", 10, "\x1b[1mbold\x1b[0m words\nhere\n"},
 		{"--workspace\tworkspace root (default: the nearest folder above)", 20, "--workspace\tworkspace root (default: the nearest folder above)\n"},
+		{"note  run `CGO_ENABLED=0 go install ./cmd/ctx` to fix", 30,
+			"note  run\n      `CGO_ENABLED=0 go install ./cmd/ctx`\n      to fix\n"},
+		{"an `unclosed span runs to the end", 12, "an\n`unclosed span runs to the end\n"},
 	}
 	for _, tt := range tests {
 		if got := fitLine(tt.line, tt.width); got != tt.want {

@@ -310,7 +310,7 @@ func benchmark(cfg config) error {
 		// Every process start pays its page faults: where one costs tens of
 		// microseconds (a VM whose host is short of memory), a larger process's
 		// ratio to the hello-world grows with its fault count (the faults column).
-		fmt.Printf("a minor page fault costs %.1f µs here (under 1 µs on an idle machine)\n", float64(fault.Nanoseconds())/1000)
+		fmt.Printf("a minor page fault costs %.1f µs here (on bare metal, typically well under 1 µs)\n", float64(fault.Nanoseconds())/1000)
 	}
 	fmt.Printf("%d projects generated in %.2f s; %d timed runs per case after %d warm-up, each followed by a Go hello-world\n\n",
 		cfg.projects, time.Since(start).Seconds(), cfg.runs, cfg.warmup)

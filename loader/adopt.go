@@ -29,7 +29,7 @@ type Layout struct {
 	// Projects is how many numbered projects ProjectsDir holds today.
 	Projects int
 	// Entries is how many files and folders the root holds today: none of them is
-	// moved or changed.
+	// moved or deleted.
 	Entries int
 }
 

@@ -42,3 +42,21 @@ func TestDocLinksLeadSomewhere(t *testing.T) {
 		t.Fatalf("%d relative links found; the pattern finds nothing", links)
 	}
 }
+
+// TestReadmeIsAFirstScreen: the README stays a first page, not a manual: at most 200
+// lines, none wider than 100 columns; the rest lives in docs/.
+func TestReadmeIsAFirstScreen(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) > 200 {
+		t.Errorf("README.md has %d lines; move detail to docs/", len(lines))
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("README.md:%d: %d columns", i+1, n)
+		}
+	}
+}

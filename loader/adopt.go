@@ -55,11 +55,11 @@ func Survey(dir, home string) (*Layout, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	if err := checkPlace(root, home); err != nil {
-		return nil, err
-	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPlace(root, home, entries); err != nil {
 		return nil, err
 	}
 	l := &Layout{Root: root, ProjectsDir: DefaultProjectsDir, Entries: len(entries)}
@@ -87,8 +87,8 @@ func Survey(dir, home string) (*Layout, error) {
 // checkPlace refuses a root that must not become a workspace (ErrWorkspaceRoot): /,
 // a system folder, the home folder or a folder above it, a folder inside a workspace
 // (reached through a link, which the walk up from the typed path does not see), and a
-// folder that holds workspaces.
-func checkPlace(root, home string) error {
+// folder that holds workspaces (entries are root's).
+func checkPlace(root, home string, entries []os.DirEntry) error {
 	parent := filepath.Dir(root)
 	switch {
 	case root == parent:
@@ -97,7 +97,7 @@ func checkPlace(root, home string) error {
 		return fmt.Errorf("%s holds everyone's files: %w; make one in a folder of its own", root, ErrWorkspaceRoot)
 	}
 	if home != "" {
-		if h, err := filepath.EvalSymlinks(home); err == nil && within(h, root) {
+		if h, err := filepath.EvalSymlinks(home); err == nil && durable.Within(h, root) {
 			what := "your home folder"
 			if h != root {
 				what = "above your home folder"
@@ -113,10 +113,6 @@ func checkPlace(root, home string) error {
 			break
 		}
 	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return err
-	}
 	var inner []string
 	for _, e := range entries {
 		if e.IsDir() && looksLikeWorkspace(filepath.Join(root, e.Name())) {
@@ -127,12 +123,6 @@ func checkPlace(root, home string) error {
 		return fmt.Errorf("%s holds the workspace(s) %s: %w; run ctx init in one of them, or in a folder of its own", root, strings.Join(inner, ", "), ErrWorkspaceRoot)
 	}
 	return nil
-}
-
-// within reports whether path is dir or lies below it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // countProjects counts the NN-slug folders in dir that hold a planning folder, and

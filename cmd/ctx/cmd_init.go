@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxtools/ctx/internal/claude"
+	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/internal/state"
 	"github.com/ctxtools/ctx/loader"
@@ -272,8 +273,10 @@ func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, er
 		}
 		// Inside Claude Code (an agent's Bash, in a subfolder), the folder Claude
 		// Code reads .claude/ from is the one to make a workspace.
-		if project := opts.Getenv("CLAUDE_PROJECT_DIR"); project != "" && shortPath(project, root) != root {
-			root = project
+		if project := opts.Getenv("CLAUDE_PROJECT_DIR"); project != "" {
+			if abs, err := filepath.Abs(project); err == nil && durable.Within(root, abs) {
+				root = abs
+			}
 		}
 	default:
 		return "", nil, err
@@ -329,8 +332,10 @@ func makeWorkspace(opts *initOptions, l *loader.Layout, prefix string) error {
 
 // shortPath is path relative to root when it lies inside it, else path itself.
 func shortPath(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return rel
+	if durable.Within(path, root) {
+		if rel, err := filepath.Rel(root, path); err == nil {
+			return rel
+		}
 	}
 	return path
 }

@@ -514,10 +514,10 @@ func measure(bin, hello, ws string, c benchCase, warmup, runs int) (result, erro
 		hellos = append(hellos, hWall)
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			maxRSS = max(maxRSS, rssBytes(ru))
-			faults = append(faults, ru.Minflt)
+			faults = append(faults, int64(ru.Minflt)) //nolint:unconvert // int32 on linux/386
 		}
 		if ru, ok := h.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			helloFaults = append(helloFaults, ru.Minflt)
+			helloFaults = append(helloFaults, int64(ru.Minflt)) //nolint:unconvert // int32 on linux/386
 		}
 	}
 	r := result{maxRSS: maxRSS, hello: medianOf(hellos), faults: medianInt(faults), helloFaults: medianInt(helloFaults)}

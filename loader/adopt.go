@@ -28,6 +28,12 @@ type Layout struct {
 	Adopted bool
 	// Projects is how many numbered projects ProjectsDir holds today.
 	Projects int
+	// Unplanned are the numbered folders of an adopted ProjectsDir that hold no
+	// planning folder yet: ctx lists them too, as projects with no tasks.
+	Unplanned []string
+	// Elsewhere are the folders of projects found when more than one holds them: ctx
+	// reads one projects folder, so none is adopted and the person chooses.
+	Elsewhere []string
 	// Entries is how many files and folders the root holds today: none of them is
 	// moved or deleted.
 	Entries int
@@ -43,10 +49,10 @@ var ErrWorkspaceRoot = errors.New("not a place for a workspace")
 var systemFolders = []string{"bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "srv", "sys", "tmp", "Users", "usr", "var", "Volumes"}
 
 // Survey looks at dir, which is not a workspace, and says how it would become one. A
-// folder whose numbered folders (NN-slug) all hold a planning folder, as ctx new makes
-// them, is adopted with itself as the projects folder; a folder holding exactly one
-// folder of such projects is adopted with that one; any other folder gets a new, empty
-// 02-projects/. Nothing is written. home is the user's home folder ("" for none).
+// folder whose numbered folders (NN-slug) hold projects, a planning folder as ctx new
+// makes them, is adopted with itself as the projects folder; a folder holding exactly
+// one folder of such projects is adopted with that one; any other folder gets a new,
+// empty 02-projects/. Nothing is written. home is the user's home folder ("" for none).
 func Survey(dir, home string) (*Layout, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -63,25 +69,38 @@ func Survey(dir, home string) (*Layout, error) {
 		return nil, err
 	}
 	l := &Layout{Root: root, ProjectsDir: DefaultProjectsDir, Entries: len(entries)}
-	if n, all := countProjects(root); n > 0 && all {
-		l.ProjectsDir, l.Adopted, l.Projects = ".", true, n
-		return l, nil
+	switch found := ProjectFolders(root); len(found) {
+	case 0:
+	case 1:
+		l.ProjectsDir, l.Adopted = found[0], true
+		l.Projects, l.Unplanned = countProjects(filepath.Join(root, found[0]))
+	default:
+		l.Elsewhere = found
+	}
+	return l, nil
+}
+
+// ProjectFolders names the folders of root that hold numbered projects (NN-slug
+// folders with a planning folder, as ctx new makes them): "." when root's own numbered
+// folders are projects, else those of its subfolders that hold some, in order.
+func ProjectFolders(root string) []string {
+	if n, _ := countProjects(root); n > 0 {
+		return []string{"."}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
 	}
 	var found []string
-	counts := map[string]int{}
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		if n, _ := countProjects(filepath.Join(root, e.Name())); n > 0 {
 			found = append(found, e.Name())
-			counts[e.Name()] = n
 		}
 	}
-	if len(found) == 1 {
-		l.ProjectsDir, l.Adopted, l.Projects = found[0], true, counts[found[0]]
-	}
-	return l, nil
+	return found
 }
 
 // checkPlace refuses a root that must not become a workspace (ErrWorkspaceRoot): /,
@@ -102,7 +121,7 @@ func checkPlace(root, home string, entries []os.DirEntry) error {
 			if h != root {
 				what = "above your home folder"
 			}
-			return fmt.Errorf("%s is %s: %w (every folder below it would belong to it); make one in a folder of its own, e.g. ~/work", root, what, ErrWorkspaceRoot)
+			return fmt.Errorf("%s is %s: %w; make one in a folder of its own, e.g. ~/work", root, what, ErrWorkspaceRoot)
 		}
 	}
 	for dir := parent; ; dir = filepath.Dir(dir) {
@@ -126,13 +145,12 @@ func checkPlace(root, home string, entries []os.DirEntry) error {
 }
 
 // countProjects counts the NN-slug folders in dir that hold a planning folder, and
-// says whether every NN-slug folder there does.
-func countProjects(dir string) (n int, all bool) {
+// names those that do not.
+func countProjects(dir string) (n int, unplanned []string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, false
+		return 0, nil
 	}
-	all = true
 	for _, e := range entries {
 		if _, _, ok := splitFolderName(e.Name()); !ok || !e.IsDir() {
 			continue
@@ -140,10 +158,10 @@ func countProjects(dir string) (n int, all bool) {
 		if isDir(filepath.Join(dir, e.Name(), DefaultPlanningDir)) {
 			n++
 		} else {
-			all = false
+			unplanned = append(unplanned, e.Name())
 		}
 	}
-	return n, all
+	return n, unplanned
 }
 
 // Create makes the surveyed folder a workspace: .ctx/ with its git-ignored state

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -36,7 +37,7 @@ func TestSurvey(t *testing.T) {
 	one := t.TempDir()
 	mk(one, "my work/01-a/01-planning", "my work/02-b/01-planning", "my work/03-c", "misc/notes")
 	l, err := Survey(one, home)
-	if err != nil || !l.Adopted || l.ProjectsDir != "my work" || l.Projects != 2 || l.Entries != 2 {
+	if err != nil || !l.Adopted || l.ProjectsDir != "my work" || l.Projects != 2 || l.Entries != 2 || !slices.Equal(l.Unplanned, []string{"03-c"}) {
 		t.Fatalf("one folder of projects: %+v %v", l, err)
 	}
 	if err := l.Create(); err != nil {
@@ -50,11 +51,21 @@ func TestSurvey(t *testing.T) {
 		t.Error("IsWorkspace")
 	}
 
-	// Two candidates: ctx does not guess; the folder gets 02-projects/.
+	// Two candidates: ctx does not guess; the folder gets 02-projects/ and init names
+	// both.
 	two := t.TempDir()
 	mk(two, "a/01-x/01-planning", "b/01-y/01-planning")
-	if l, err := Survey(two, home); err != nil || l.Adopted || l.ProjectsDir != DefaultProjectsDir {
+	if l, err := Survey(two, home); err != nil || l.Adopted || l.ProjectsDir != DefaultProjectsDir || !slices.Equal(l.Elsewhere, []string{"a", "b"}) {
 		t.Errorf("two folders of projects: %+v %v", l, err)
+	}
+
+	// Numbered folders here, some of them projects and one not (yet): adopted in
+	// place, the stray one named (a new user's notes folder, where "all or nothing"
+	// silently made an empty 02-projects/).
+	mixed := t.TempDir()
+	mk(mixed, "01-alpha/01-planning", "02-beta/01-planning", "03-gamma/misc", "journal")
+	if l, err := Survey(mixed, home); err != nil || !l.Adopted || l.ProjectsDir != "." || l.Projects != 2 || !slices.Equal(l.Unplanned, []string{"03-gamma"}) {
+		t.Errorf("a notes folder with a numbered folder that is no project: %+v %v", l, err)
 	}
 }
 

@@ -35,6 +35,11 @@ const maxSlug = 48
 // ErrBadName says that a project name gives no usable folder name.
 var ErrBadName = errors.New("project name has no letters or digits to make a folder name from")
 
+// ErrNameTaken says that a project of the same folder name (the slug, whatever its
+// number) exists: a second one would make that name match two projects, so neither
+// could be loaded by it.
+var ErrNameTaken = errors.New("a project of that name exists")
+
 // Create makes a new project: the next free number (archived projects count, so
 // numbers never repeat), a slugged folder, the planning files and the save point, all
 // from templates. It holds a workspace lock so two creations never take one number.
@@ -61,6 +66,9 @@ func (ws *Workspace) Create(np NewProject) (*Project, error) {
 			return err
 		}
 		durable.RemoveStaleDirs(projects, NewTempPrefix, time.Now())
+		if taken, ok := ws.folderOf(slug); ok {
+			return fmt.Errorf("%w: %s; give this one another name", ErrNameTaken, taken.Rel)
+		}
 		n, err := ws.nextNumber()
 		if err != nil {
 			return err
@@ -145,6 +153,17 @@ func Slug(name string) string {
 		dash = true
 	}
 	return strings.TrimRight(b.String(), "-")
+}
+
+// folderOf returns the project folder whose slug is slug, if there is one.
+func (ws *Workspace) folderOf(slug string) (Folder, bool) {
+	folders, _ := ws.Folders()
+	for _, f := range folders {
+		if f.Slug == slug {
+			return f, true
+		}
+	}
+	return Folder{}, false
 }
 
 // nextNumber is one more than the highest project number in use, counting projects in

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxtools/ctx/internal/editdist"
 )
 
 // NotFoundError says that no project matches a query.
@@ -189,9 +191,9 @@ func suggest(q string, projects []*Project) []string {
 	var close []scored
 	limit := max(2, len(q)/3)
 	for _, p := range projects {
-		d := min(distance(q, strings.ToLower(p.Slug)), distance(q, strings.ToLower(p.Name)))
+		d := min(editdist.Distance(q, strings.ToLower(p.Slug)), editdist.Distance(q, strings.ToLower(p.Name)))
 		for _, word := range strings.FieldsFunc(strings.ToLower(p.Slug+" "+p.Name), func(r rune) bool { return r == '-' || r == ' ' }) {
-			d = min(d, distance(q, word))
+			d = min(d, editdist.Distance(q, word))
 		}
 		if d <= limit {
 			close = append(close, scored{p.ID, d})
@@ -203,30 +205,6 @@ func suggest(q string, projects []*Project) []string {
 		out = append(out, s.id)
 	}
 	return out
-}
-
-// distance is the Levenshtein edit distance between a and b, counted in bytes.
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return max(len(a), len(b))
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Newest returns the project whose save point is newest by its last_updated (the file's

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -98,6 +99,36 @@ func FindFrontmatter(src []byte) FrontmatterSpan {
 	return sp
 }
 
+// headlessFrontmatter returns the line of the "---" that closes a frontmatter whose
+// opening "---" is missing (a line deleted by hand), else 0: the document opens with
+// two or more YAML "key: value" lines, with nothing between them but their values'
+// indented or "- " continuation lines, and the next line is "---". Such a document is
+// a Markdown setext heading to CommonMark, but no person writes one that way, and a
+// writer that took it for text would add a second frontmatter above the first.
+func headlessFrontmatter(src []byte) int {
+	keys := 0
+	for line, off := 1, 0; off < len(src); line++ {
+		next := lineEndOf(src, off)
+		text := strings.TrimRight(string(src[off:next]), " \t\r\n")
+		switch {
+		case text == "---":
+			if keys >= 2 {
+				return line
+			}
+			return 0
+		case yamlKeyLineRE().MatchString(text):
+			keys++
+		case keys > 0 && (strings.HasPrefix(text, " ") || strings.HasPrefix(text, "\t") || strings.HasPrefix(text, "- ")):
+		default:
+			return 0
+		}
+		off = next
+	}
+	return 0
+}
+
+var yamlKeyLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*:(?:[ \t]|$)`) })
+
 // ReadFrontmatter splits data into frontmatter and body. A byte-order mark and CRLF line
 // ends are accepted. An unclosed or unparsable frontmatter is an error whose message
 // carries the line number in the file ("3: frontmatter: ...").
@@ -108,6 +139,9 @@ func ReadFrontmatter(data []byte) (Frontmatter, error) {
 func readFrontmatter(data []byte, sp FrontmatterSpan) (Frontmatter, error) {
 	body := bytes.TrimPrefix(data, bom)
 	if sp.Open == 0 {
+		if line := headlessFrontmatter(body); line > 0 {
+			return Frontmatter{Body: body}, fmError(line, "this --- closes key: value lines that no --- opens; add --- as the first line")
+		}
 		return Frontmatter{Body: body}, nil
 	}
 	if sp.End == 0 {

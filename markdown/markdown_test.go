@@ -120,6 +120,13 @@ func TestReadFrontmatter(t *testing.T) {
 		{"unclosed", "---\nname: A\n", false, "", nil, "1: frontmatter: no closing --- line"},
 		{"bad yaml line", "\n---\nname: A\nx: y: z\n---\n", false, "", nil, "4: frontmatter: mapping values are not allowed"},
 		{"not a mapping", "---\n- a\n---\n", false, "", nil, "frontmatter: expected key: value lines"},
+		// The opening --- deleted by hand: refused, not read as text (a writer would add
+		// a second frontmatter above it).
+		{"no opening", "name: A\nstatus: DONE\nfiles:\n  - a.md\n- b.md\n---\nbody\n", false, "", nil, "6: frontmatter: this --- closes key: value lines that no --- opens"},
+		// Text that only looks a little like it stays text.
+		{"setext heading", "Title: a subtitle\n---\nbody\n", false, "", nil, ""},
+		{"prose then a rule", "Note: first\nand more prose\n---\n", false, "", nil, ""},
+		{"keys then a blank line", "a: 1\nb: 2\n\n---\n", false, "", nil, ""},
 		{"alias bomb", "---\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n---\n", false, "", nil, "too many values"},
 	}
 	for _, tt := range tests {

@@ -142,6 +142,12 @@ func (a *App) Warn(format string, args ...any) {
 	fmt.Fprintf(a.Err, "ctx: warning: "+format+"\n", args...)
 }
 
+// Note prints a line on stderr about an ordinary state a person may not expect (an
+// empty list, and what fills it): no warning, nothing wrong.
+func (a *App) Note(format string, args ...any) {
+	fmt.Fprintf(a.Err, "ctx: "+format+"\n", args...)
+}
+
 // warnProblems prints a warning for every link that takes one of the workspace's own
 // folders outside it, and for every problem of the projects.
 func (a *App) warnProblems(ws *loader.Workspace, projects ...*loader.Project) {
@@ -186,7 +192,7 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &nf), errors.As(err, &amb), errors.Is(err, loader.ErrNoWorkspace), errors.Is(err, loader.ErrNoSavePoint),
-		errors.Is(err, loader.ErrBadName), errors.Is(err, events.ErrNoTarget), errors.Is(err, demo.ErrNotEmpty),
+		errors.Is(err, loader.ErrBadName), errors.Is(err, events.ErrNoTarget), errors.Is(err, events.ErrNoProjects), errors.Is(err, demo.ErrNotEmpty),
 		errors.Is(err, durable.ErrOutside):
 		return exitInput
 	}
@@ -243,9 +249,18 @@ func Main(args []string, streams Streams, getenv func(string) string) int {
 	return exitCode(err)
 }
 
-// usageArgs wraps a cobra argument check so that its complaint exits with code 2.
+// usageArgs wraps a cobra argument count check so that its complaint says what is
+// missing or extra and how the command is used, and exits with code 2.
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		return inputError(check(cmd, args))
+		if check(cmd, args) == nil {
+			return nil
+		}
+		what := "an argument is missing"
+		if len(args) > 0 && check(cmd, args[:len(args)-1]) == nil {
+			what = fmt.Sprintf("unexpected argument %q", args[len(args)-1])
+		}
+		name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+		return inputError(fmt.Errorf("%s: %s; usage: %s", name, what, cmd.UseLine()))
 	}
 }

@@ -82,6 +82,7 @@ func runDoctor(opts *doctorOptions) error {
 			report(true, "config", events.ConfigName(ws))
 		}
 	}
+	reportProjects(ws, report)
 
 	// The level to check: --global's, else the project's own file, else wherever ctx's
 	// hooks are registered for this project.
@@ -215,6 +216,36 @@ const clientVersionWait = 5 * time.Second
 // checkClient says which Claude Code is installed and whether ctx has been proven
 // against it (docs/compatibility.md). It is a note, never a failure: a newer client
 // probably works, but nothing has checked it yet.
+// reportProjects says how many projects the workspace's projects folder holds, and
+// fails when it holds none while other folders of the workspace hold some: a
+// projects_dir that names the wrong folder, and every listing empty.
+func reportProjects(ws *loader.Workspace, report func(ok bool, what, detail string)) {
+	folders, err := ws.Folders()
+	if err != nil {
+		report(false, "projects", err.Error())
+		return
+	}
+	where := ws.Rel(ws.ProjectsPath()) + "/"
+	if where == "./" {
+		where = "the workspace's numbered folders"
+	}
+	if len(folders) > 0 {
+		report(true, "projects", count(len(folders), "project")+" in "+where)
+		return
+	}
+	var elsewhere []string
+	for _, dir := range loader.ProjectFolders(ws.Root) {
+		if abs := filepath.Join(ws.Root, dir); !sameDir(abs, ws.ProjectsPath()) {
+			elsewhere = append(elsewhere, dir)
+		}
+	}
+	if len(elsewhere) == 0 {
+		report(true, "projects", "none yet in "+where+": `ctx new \"Name\"` makes one")
+		return
+	}
+	report(false, "projects", fmt.Sprintf("none in %s, but %s/ holds numbered projects: set projects_dir: %s in .ctx/config.yaml", where, elsewhere[0], elsewhere[0]))
+}
+
 func checkClient(out io.Writer, s style) {
 	note := func(detail string) { fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "claude", detail) }
 	bin, err := exec.LookPath("claude")

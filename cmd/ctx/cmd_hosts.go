@@ -337,9 +337,11 @@ func checkErr(r hosts.Report) error {
 	return nil
 }
 
-// confirm asks a yes-or-no question on a terminal; anywhere else the answer is no.
+// confirm asks a yes-or-no question when a person can answer it, stdin a terminal
+// (the question goes to stderr, so `ctx … | less` still asks); anywhere else the
+// answer is no.
 func (a *App) confirm(question string) bool {
-	if !a.InIsTTY || !a.OutIsTTY || a.In == nil {
+	if !a.InIsTTY || a.In == nil {
 		return false
 	}
 	fmt.Fprint(a.Err, question)

@@ -40,9 +40,9 @@ func newInitCmd(app *App) *cobra.Command {
 folder that is not a workspace yet, make it one first.
 
 A folder that is not a workspace (none at or above it holds 02-projects/ or
-.ctx/) becomes one: it gets .ctx/ and an empty 02-projects/, or, when its
-numbered folders are projects (NN-slug/01-planning/) or it holds exactly one
-folder of them, a .ctx/config.yaml that reads them where they are. Nothing in
+.ctx/) becomes one: it gets .ctx/ and an empty 02-projects/, or, when numbered
+folders in it are projects (NN-slug/01-planning/) or it holds exactly one folder
+of them, a .ctx/config.yaml that reads them where they are. Nothing in
 the folder is moved or deleted. On a terminal init asks first. The home folder,
 a folder above it, a system folder, a folder inside a workspace and a folder
 holding workspaces are refused.
@@ -154,10 +154,7 @@ func runInit(opts *initOptions) error {
 	if err != nil {
 		return err
 	}
-	prefix := ""
-	if opts.DryRun {
-		prefix = "would "
-	}
+	did := func(verb string) string { return reportVerb(opts.DryRun, verb) }
 	w := opts.Out
 	// Claude Code runs a hook registered at two levels twice unless the two commands
 	// are byte for byte the same, which an older ctx or another binary breaks.
@@ -168,7 +165,7 @@ func runInit(opts *initOptions) error {
 			if layout != nil {
 				// The hooks are in place at another level (the user's, usually): the
 				// new workspace needs none of its own.
-				if err := makeWorkspace(opts, layout, prefix); err != nil {
+				if err := makeWorkspace(opts, layout); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "hooks     already registered in %s (%s settings):\n          nothing added here\n", o.Path, o.Level)
@@ -185,7 +182,7 @@ func runInit(opts *initOptions) error {
 		if _, _, err := claude.WriteSettings(settings, regs, true); err != nil {
 			return inputError(err)
 		}
-		if err := makeWorkspace(opts, layout, prefix); err != nil {
+		if err := makeWorkspace(opts, layout); err != nil {
 			return err
 		}
 	}
@@ -194,7 +191,7 @@ func runInit(opts *initOptions) error {
 		return inputError(err)
 	}
 	if changed {
-		fmt.Fprintf(w, "hooks     %sregister %d hooks calling %s in %s\n", prefix, len(regs), bin, shortPath(root, settings))
+		fmt.Fprintf(w, "hooks     %s %d hooks calling %s in %s\n", did("register"), len(regs), bin, shortPath(root, settings))
 		if backup != "" {
 			fmt.Fprintf(w, "          previous file kept as %s\n", shortPath(root, backup))
 		}
@@ -228,7 +225,7 @@ func runInit(opts *initOptions) error {
 					return err
 				}
 			}
-			fmt.Fprintf(w, "workspace %screate %s/ (its state/ is git-ignored)\n", prefix, loader.StateDir)
+			fmt.Fprintf(w, "workspace %s %s/ (its state/ is git-ignored)\n", did("create"), loader.StateDir)
 		}
 		sessions := filepath.Join(root, loader.StateDir, "sessions")
 		if _, err := os.Lstat(filepath.Join(sessions, ".gitignore")); errors.Is(err, os.ErrNotExist) {
@@ -237,7 +234,7 @@ func runInit(opts *initOptions) error {
 					return err
 				}
 			}
-			fmt.Fprintf(w, "workspace %skeep %s/ out of git (snapshots quote prompts)\n", prefix, shortPath(root, sessions))
+			fmt.Fprintf(w, "workspace %s %s/ out of git (snapshots quote prompts)\n", did("keep"), shortPath(root, sessions))
 		}
 	}
 	if opts.DryRun {
@@ -248,14 +245,39 @@ func runInit(opts *initOptions) error {
 			"`ctx doctor` checks the set-up.\n")
 		return nil
 	}
-	if layout != nil && layout.Projects == 0 {
-		fmt.Fprintf(w, "\nDone. Next: `ctx new \"My first project\"`, then start Claude Code here\n"+
-			"and say \"continue project 1\". `ctx doctor` checks the set-up.\n")
+	where := "here"
+	if cwd, err := os.Getwd(); err == nil && !sameDir(cwd, root) {
+		where = "in " + root
+	}
+	if !hasProjects(opts.App, root, layout) {
+		fmt.Fprintf(w, "\nDone. Next: `ctx new \"My first project\"`, then start Claude Code %s\n"+
+			"and say \"continue project 1\". `ctx doctor` checks the set-up.\n", where)
 		return nil
 	}
-	fmt.Fprintf(w, "\nDone. Start Claude Code here and say \"continue project 1\".\n"+
-		"`ctx doctor` checks the set-up.\n")
+	fmt.Fprintf(w, "\nDone. Start Claude Code %s and say \"continue project 1\".\n"+
+		"`ctx doctor` checks the set-up.\n", where)
 	return nil
+}
+
+// hasProjects reports whether the workspace at root holds a project yet; layout is
+// what init surveyed there, nil for a workspace that already was one.
+func hasProjects(app *App, root string, layout *loader.Layout) bool {
+	if layout != nil {
+		return layout.Projects > 0
+	}
+	ws, err := app.Workspace()
+	if err != nil || ws.Root != root {
+		return true // cannot tell: say what a workspace with projects is told
+	}
+	folders, err := ws.Folders()
+	return err != nil || len(folders) > 0
+}
+
+// sameDir reports whether two paths name one folder.
+func sameDir(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // initRoot returns the folder init works on and, when that folder is not yet a
@@ -288,16 +310,25 @@ func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, er
 	if err != nil {
 		return "", nil, inputError(fmt.Errorf("init: %w", err))
 	}
-	if opts.DryRun || !opts.InIsTTY || !opts.OutIsTTY {
+	if opts.DryRun || !opts.InIsTTY {
 		return layout.Root, layout, nil
 	}
-	question := fmt.Sprintf("%s is not a ctx workspace yet. Make it one? It gets %s/ for\n"+
-		"projects and .ctx/ for ctx's state; nothing here is moved or deleted. [y/N] ", layout.Root, layout.ProjectsDir)
-	if layout.Adopted {
-		question = fmt.Sprintf("%s holds %s in %s/. Make it a ctx workspace that reads\n"+
-			"them there? It gets .ctx/ for ctx's state; nothing here is moved or deleted. [y/N] ",
-			layout.Root, count(layout.Projects, "project"), layout.ProjectsDir)
+	settings, _, err := opts.claudeDirs(layout.Root, level)
+	if err != nil {
+		return "", nil, err
 	}
+	what := fmt.Sprintf("%s is not a ctx workspace yet. Make it one?\n"+
+		"  %s/ for projects, .ctx/ for ctx's state\n", layout.Root, layout.ProjectsDir)
+	if layout.Adopted {
+		where := "in " + layout.ProjectsDir + "/"
+		if layout.ProjectsDir == "." {
+			where = "in its numbered folders"
+		}
+		what = fmt.Sprintf("%s holds %s %s.\nMake it a ctx workspace that reads them there?\n"+
+			"  .ctx/ for ctx's state\n", layout.Root, count(layout.Projects, "project"), where)
+	}
+	question := what + fmt.Sprintf("  ctx's hooks in %s, its skills in .claude/skills/\n"+
+		"  nothing here is moved or deleted\n[y/N] ", shortPath(layout.Root, settings))
 	if !opts.confirm(question) {
 		fmt.Fprintln(opts.Out, "Nothing changed.")
 		return "", nil, nil
@@ -307,27 +338,61 @@ func initRoot(opts *initOptions, level claude.Level) (string, *loader.Layout, er
 
 // makeWorkspace makes the surveyed folder a workspace (ctx init outside one) and says
 // what it made.
-func makeWorkspace(opts *initOptions, l *loader.Layout, prefix string) error {
+func makeWorkspace(opts *initOptions, l *loader.Layout) error {
 	if !opts.DryRun {
 		if err := l.Create(); err != nil {
 			return err
 		}
 	}
+	did := func(verb string) string { return reportVerb(opts.DryRun, verb) }
 	w := opts.Out
 	if l.Adopted {
-		fmt.Fprintf(w, "workspace %sadopt %s: %s in %s/\n", prefix, l.Root, count(l.Projects, "project"), l.ProjectsDir)
-		fmt.Fprintf(w, "          %swrite .ctx/config.yaml: projects_dir: %s\n", prefix, l.ProjectsDir)
+		where := l.ProjectsDir + "/"
+		if l.ProjectsDir == "." {
+			where = "its numbered folders"
+		}
+		fmt.Fprintf(w, "workspace %s %s: %s in %s\n", did("adopt"), l.Root, count(l.Projects, "project"), where)
+		fmt.Fprintf(w, "          %s .ctx/config.yaml: projects_dir: %s\n", did("write"), l.ProjectsDir)
+		if len(l.Unplanned) > 0 {
+			fmt.Fprintf(w, "          listed too, with no tasks until they have %s/:\n          %s\n",
+				loader.DefaultPlanningDir, strings.Join(l.Unplanned, ", "))
+		}
 		return nil
 	}
-	fmt.Fprintf(w, "workspace %smake %s a workspace\n", prefix, l.Root)
-	fmt.Fprintf(w, "          %screate %s/ for projects and .ctx/ for ctx's state\n", prefix, loader.DefaultProjectsDir)
+	fmt.Fprintf(w, "workspace %s %s a workspace\n", did("make"), l.Root)
+	fmt.Fprintf(w, "          %s %s/ for projects and .ctx/ for ctx's state\n", did("create"), loader.DefaultProjectsDir)
 	switch {
 	case l.Entries == 1:
 		fmt.Fprintf(w, "          the file or folder already here is not moved\n")
 	case l.Entries > 1:
 		fmt.Fprintf(w, "          the %d files and folders already here are not moved\n", l.Entries)
 	}
+	if len(l.Elsewhere) > 0 {
+		fmt.Fprintf(w, "note      projects in %s: ctx reads one folder of them;\n"+
+			"          name it in .ctx/config.yaml (projects_dir: %s)\n", strings.Join(l.Elsewhere, "/, ")+"/", l.Elsewhere[0])
+	}
 	return nil
+}
+
+// reportVerb is a verb of init's report: "would create" in a dry run, "created" once
+// done.
+func reportVerb(dryRun bool, verb string) string {
+	if dryRun {
+		return "would " + verb
+	}
+	switch verb {
+	case "make":
+		return "made"
+	case "keep":
+		return "kept"
+	case "write":
+		return "wrote"
+	case "set":
+		return "set"
+	case "create":
+		return "created"
+	}
+	return verb + "ed"
 }
 
 // shortPath is path relative to root when it lies inside it, else path itself.

@@ -53,8 +53,8 @@ func runNew(opts *newOptions) error {
 	}
 	p, err := ws.Create(loader.NewProject{Name: opts.Name, Status: opts.Status, Description: opts.Description, Now: opts.Now()})
 	if err != nil {
-		if errors.Is(err, loader.ErrBadName) {
-			return fmt.Errorf("new %q: %w", opts.Name, err)
+		if errors.Is(err, loader.ErrBadName) || errors.Is(err, loader.ErrNameTaken) {
+			return inputError(fmt.Errorf("new %q: %w", opts.Name, err))
 		}
 		return err
 	}

@@ -63,7 +63,7 @@ func runProjects(opts *projectsOptions) error {
 		return opts.writeProjectsJSON(projectsOutput{SchemaVersion: loader.SchemaVersion, Workspace: ws.Root, Projects: projects})
 	}
 	if len(all) == 0 {
-		opts.Warn("no projects in %s yet", ws.ProjectsPath())
+		opts.Note("no projects in %s yet: `ctx new \"Name\"` makes one", ws.Rel(ws.ProjectsPath())+"/")
 		return nil
 	}
 	renderProjects(opts.App, projects)

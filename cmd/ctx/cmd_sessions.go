@@ -91,7 +91,7 @@ func runSessionsList(opts *sessionsOptions) error {
 		}{state.SnapshotSchemaVersion, list})
 	}
 	if len(list) == 0 {
-		opts.Warn("no snapshots yet: `ctx save` writes one")
+		opts.Note("no snapshots yet: `ctx save` writes one")
 		return nil
 	}
 	// A snapshot set a line: a long project id is cut, never wrapped.

@@ -99,8 +99,16 @@ func runShow(opts *showOptions) error {
 		if opts.Width > 0 {
 			body = termtext.Reflow(body, opts.Width-2)
 		}
+		// A fenced block's lines are commands and code to copy: never broken, however
+		// long (Reflow keeps them; the fitting writer would not).
+		fenced := false
 		for _, l := range strings.Split(body, "\n") {
-			fmt.Fprintf(w, "  %s\n", l)
+			out := w
+			if fence := termtext.IsFence(l); fenced || fence {
+				out = unfitted(w)
+				fenced = fenced != fence
+			}
+			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}
 	return nil

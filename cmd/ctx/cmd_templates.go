@@ -31,10 +31,11 @@ func newTemplatesCmd(app *App) *cobra.Command {
 		Short: "See the templates ctx creates files from, and which ones you overrode",
 		Long: `ctx creates a project's planning files and its save point from built-in
 templates (Go text/template). A file of the same name in the workspace's
-.ctx/templates/ folder is used instead: copy one out with
+.ctx/templates/ folder is used instead: make the folder, copy one out with
 'ctx templates show NAME --embedded > .ctx/templates/NAME' and edit it.`,
 		Example: `  ctx templates list
   ctx templates show steps
+  mkdir -p .ctx/templates
   ctx templates show resume --embedded > .ctx/templates/resume.md.tmpl
   ctx templates path`,
 		Args: usageArgs(cobra.NoArgs),

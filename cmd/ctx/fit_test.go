@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtools/ctx/demo"
+	"github.com/ctxtools/ctx/internal/termtext"
 )
 
 // withoutExamples is help text without its Examples section.
@@ -46,7 +47,13 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 			if !hasLineWider(whole, width) {
 				t.Fatalf("the unfitted output has no line over %d columns; the test shows nothing", width)
 			}
+			fenced := false
 			for _, l := range strings.Split(fitted, "\n") {
+				// A fenced block's lines are code to copy: whole, however long.
+				if fence := termtext.IsFence(l); fenced || fence {
+					fenced = fenced != fence
+					continue
+				}
 				// A code span (a command to copy) is never broken: one word.
 				words := strings.Fields(codeSpan.ReplaceAllString(l, "code"))
 				if len(words) > 0 && strings.Trim(words[0], "-*0123456789.") == "" {

@@ -8,14 +8,16 @@ import (
 	"testing"
 )
 
-// TestInitAsksOnATerminal: on a terminal, ctx init asks before it makes a folder a
+// TestInitAsksOnATerminal: with a person at the keyboard (stdin a terminal, stdout a
+// terminal or a pipe: `ctx init | less`), ctx init asks before it makes a folder a
 // workspace; "no" (or just Enter) changes nothing, "y" makes it.
 func TestInitAsksOnATerminal(t *testing.T) {
 	for _, tc := range []struct {
 		answer string
+		outTTY bool
 		made   bool
-	}{{"n\n", false}, {"\n", false}, {"y\n", true}} {
-		t.Run(strings.TrimSpace(tc.answer), func(t *testing.T) {
+	}{{"n\n", true, false}, {"\n", true, false}, {"y\n", true, true}, {"n\n", false, false}} {
+		t.Run(strings.TrimSpace(tc.answer)+map[bool]string{true: "", false: " in a pipe"}[tc.outTTY], func(t *testing.T) {
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -23,13 +25,14 @@ func TestInitAsksOnATerminal(t *testing.T) {
 			t.Chdir(dir)
 			var out, errOut bytes.Buffer
 			env := map[string]string{"HOME": t.TempDir()}
-			code := Main([]string{"init"}, Streams{In: strings.NewReader(tc.answer), Out: &out, Err: &errOut, OutIsTTY: true, InIsTTY: true, Width: 80},
+			code := Main([]string{"init"}, Streams{In: strings.NewReader(tc.answer), Out: &out, Err: &errOut, OutIsTTY: tc.outTTY, InIsTTY: true, Width: 80},
 				func(k string) string { return env[k] })
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
-			if !strings.Contains(errOut.String(), "is not a ctx workspace yet. Make it one?") {
-				t.Errorf("no question asked:\n%s", errOut.String())
+			if !strings.Contains(errOut.String(), "is not a ctx workspace yet. Make it one?") ||
+				!strings.Contains(errOut.String(), "ctx's hooks in .claude/settings.json") {
+				t.Errorf("no question asked, or it hides that Claude Code's settings are written:\n%s", errOut.String())
 			}
 			for _, p := range []string{"02-projects", ".ctx", ".claude"} {
 				if _, err := os.Stat(filepath.Join(dir, p)); (err == nil) != tc.made {

@@ -285,8 +285,11 @@ func groupRank(folder string) int {
 
 // progressCell is a project's progress as its row shows it, plain (to measure) and
 // in s's colours: tasks done, of all, and the percentage; on a terminal a bar and
-// the percentage.
+// the percentage; "-" for a project without tasks.
 func progressCell(p *loader.Project, tty bool, s style) (plain, styled string) {
+	if p.Progress.TasksTotal == 0 {
+		return "-", s.dim("-") // no tasks: nothing done of nothing is no progress to show
+	}
 	if !tty {
 		plain = fmt.Sprintf("%d/%d %d%%", p.Progress.TasksCompleted, p.Progress.TasksTotal, p.Progress.Percent)
 		return plain, plain

@@ -51,7 +51,7 @@ conversation is open elsewhere; the message names the override).`,
   ctx demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          usageArgs(cobra.NoArgs),
+		Args:          unknownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !opts.Resume && opts.Query == "" {
 				return cmd.Help()
@@ -59,7 +59,7 @@ conversation is open elsewhere; the message names the override).`,
 			return runLoad(opts)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return inputError(err) })
+	cmd.SetFlagErrorFunc(flagError)
 	cmd.PersistentFlags().StringVarP(&app.WorkspaceFlag, "workspace", "w", "", "workspace root (default: $CTX_WORKSPACE, $CLAUDE_PROJECT_DIR, or the nearest folder above holding 02-projects/ or .ctx/)")
 	cmd.Flags().BoolVar(&opts.Resume, "resume", false, "load a project to resume it; without --project, the one with the newest save point")
 	cmd.Flags().StringVarP(&opts.Query, "project", "p", "", "project number, id, or part of its name")

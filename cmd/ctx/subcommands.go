@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxtools/ctx/internal/editdist"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // rejectUnknownSubcommands makes every command that only groups others (ctx system,
@@ -48,10 +50,37 @@ func rejectUnknownHelpTopics(root *cobra.Command) {
 	}
 }
 
-// unknownSubcommand refuses any argument to a command group, naming the group.
+// unknownSubcommand refuses any argument to a command group (ctx itself, ctx agents
+// …), naming the group and, for a typo, the command meant.
 func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	return inputError(fmt.Errorf("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath()))
+	hint := fmt.Sprintf("see '%s --help'", cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor does not apply
+	}
+	if meant := cmd.SuggestionsFor(args[0]); len(meant) > 0 {
+		hint = fmt.Sprintf("did you mean %q?", meant[0])
+	}
+	return inputError(fmt.Errorf("unknown command %q for %q; %s", args[0], cmd.CommandPath(), hint))
+}
+
+// flagError is cobra's complaint about a flag, exit 2, with the flag meant when an
+// unknown one is a typo of one of the command's (--jsn: --json).
+func flagError(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return inputError(err)
+	}
+	best, bestDist := "", 3 // at most two edits away
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := editdist.Distance(name, f.Name); d < bestDist && !f.Hidden {
+			best, bestDist = f.Name, d
+		}
+	})
+	if best == "" {
+		return inputError(err)
+	}
+	return inputError(fmt.Errorf("%w; did you mean --%s?", err, best))
 }

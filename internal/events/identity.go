@@ -14,8 +14,8 @@ const EnvClaudePID = "CLAUDE_PID"
 // ErrNoSession says that no agent session could be found for a command run by hand or
 // by an agent: neither $CLAUDE_CODE_SESSION_ID nor Claude Code's record of the
 // process named by $CLAUDE_PID says which.
-var ErrNoSession = errors.New("no agent session found: $" + state.EnvSessionID + " is not set and $" + EnvClaudePID +
-	" names no running Claude Code session; pass --session-id ID")
+var ErrNoSession = errors.New("no agent session found: $" + state.EnvSessionID + " unset, $" + EnvClaudePID +
+	" names none; pass --session-id ID")
 
 // CurrentID returns the agent session a command runs in, and where it was found:
 // $CLAUDE_CODE_SESSION_ID, else the sessionId of ~/.claude/sessions/<pid>.json for the

@@ -19,6 +19,9 @@ const (
 // ErrNoTarget says that a save has no project to apply to.
 var ErrNoTarget = errors.New("no project named, none bound to this session, and no save point yet: name one with --project")
 
+// ErrNoProjects says that the workspace has no project yet for a command to apply to.
+var ErrNoProjects = errors.New("no projects here yet: `ctx new \"Name\"` makes one")
+
 // TargetProject picks the project a save applies to: the one named by query, else the
 // one the folder cwd is in ("" skips this), else the one this agent session is bound
 // to, else the one with the newest save point. It returns how it chose.
@@ -50,6 +53,9 @@ func TargetProject(st *state.Store, query, cwd, sessionID string) (*loader.Proje
 	}
 	p, err := ws.Newest()
 	if errors.Is(err, loader.ErrNoSavePoint) {
+		if folders, ferr := ws.Folders(); ferr == nil && len(folders) == 0 {
+			return nil, "", ErrNoProjects
+		}
 		return nil, "", ErrNoTarget
 	}
 	return p, PickedNewest, err

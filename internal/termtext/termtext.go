@@ -179,6 +179,13 @@ func listMarker(s string) int {
 	return 0
 }
 
+// IsFence reports whether line opens or closes a fenced code block (``` or ~~~),
+// whose lines are code: kept as they are.
+func IsFence(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+}
+
 // Reflow fits prose to width: a paragraph (lines of the same indentation, each but the
 // first neither a list item nor a table row) with a line wider than width is joined
 // and broken again between words. Paragraphs that fit keep their author's line
@@ -191,8 +198,8 @@ func Reflow(text string, width int) string {
 	var out []string
 	fenced := false
 	for i := 0; i < len(lines); {
-		if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || fenced {
-			if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		if IsFence(lines[i]) || fenced {
+			if IsFence(lines[i]) {
 				fenced = !fenced
 			}
 			out = append(out, lines[i]) // code keeps its lines

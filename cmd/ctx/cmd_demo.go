@@ -48,7 +48,12 @@ func runDemo(opts *demoOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.Err, "ctx: wrote the example workspace to %s\n", dir)
-	fmt.Fprintf(opts.Err, "ctx: this is `ctx --resume --project 1` there; next try `ctx --workspace %s projects`\n\n", dir)
+	next := fmt.Sprintf("`ctx --workspace %s projects`", dir)
+	if thisBinary() == "" {
+		// go run: most likely no ctx on the PATH yet.
+		next = "`make install` (ctx on your PATH), then\n     " + next
+	}
+	fmt.Fprintf(opts.Err, "ctx: this is `ctx --resume --project 1` there\nctx: next: %s\n\n", next)
 	load := &loadOptions{App: &App{Streams: opts.Streams, Getenv: noSession(opts.Getenv), WorkspaceFlag: dir}, Query: "1", JSON: opts.JSON}
 	return runLoad(load)
 }

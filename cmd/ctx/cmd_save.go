@@ -54,7 +54,8 @@ created from the template when missing) and write a snapshot set to
 .ctx/sessions/.
 
 ctx recomputes what it owns — last_updated, progress and next task from the
-steps file, the Quick Context lines, the Loading Sequence — and appends what you
+steps file, the header lines (Last Session, Current Phase, Next Action), the
+Loading Sequence — and appends what you
 pass: decisions, assumptions and blockers under Critical Context, files under
 Files Modified (with the files git shows changed), and this agent session's
 Session History entry, updated in place by later saves. Everything else in the

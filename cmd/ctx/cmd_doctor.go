@@ -213,9 +213,6 @@ func runDoctor(opts *doctorOptions) error {
 // clientVersionWait bounds `claude --version`: it answers in a fraction of a second.
 const clientVersionWait = 5 * time.Second
 
-// checkClient says which Claude Code is installed and whether ctx has been proven
-// against it (docs/compatibility.md). It is a note, never a failure: a newer client
-// probably works, but nothing has checked it yet.
 // reportProjects says how many projects the workspace's projects folder holds, and
 // fails when it holds none while other folders of the workspace hold some: a
 // projects_dir that names the wrong folder, and every listing empty.
@@ -246,6 +243,9 @@ func reportProjects(ws *loader.Workspace, report func(ok bool, what, detail stri
 	report(false, "projects", fmt.Sprintf("none in %s, but %s/ holds numbered projects: set projects_dir: %s in .ctx/config.yaml", where, elsewhere[0], elsewhere[0]))
 }
 
+// checkClient says which Claude Code is installed and whether ctx has been proven
+// against it (docs/compatibility.md). It is a note, never a failure: a newer client
+// probably works, but nothing has checked it yet.
 func checkClient(out io.Writer, s style) {
 	note := func(detail string) { fmt.Fprintf(out, "%s  %-10s %s\n", s.wrap("33", "note"), "claude", detail) }
 	bin, err := exec.LookPath("claude")

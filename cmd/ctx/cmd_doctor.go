@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxtools/ctx/guard"
 	"github.com/ctxtools/ctx/internal/claude"
+	"github.com/ctxtools/ctx/internal/durable"
 	"github.com/ctxtools/ctx/internal/events"
 	"github.com/ctxtools/ctx/loader"
 	"github.com/ctxtools/ctx/skills"
@@ -232,7 +233,7 @@ func reportProjects(ws *loader.Workspace, report func(ok bool, what, detail stri
 	}
 	var elsewhere []string
 	for _, dir := range loader.ProjectFolders(ws.Root) {
-		if abs := filepath.Join(ws.Root, dir); !sameDir(abs, ws.ProjectsPath()) {
+		if abs := filepath.Join(ws.Root, dir); !durable.SameFile(abs, ws.ProjectsPath()) {
 			elsewhere = append(elsewhere, dir)
 		}
 	}

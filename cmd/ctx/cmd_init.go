@@ -246,7 +246,7 @@ func runInit(opts *initOptions) error {
 		return nil
 	}
 	where := "here"
-	if cwd, err := os.Getwd(); err == nil && !sameDir(cwd, root) {
+	if cwd, err := os.Getwd(); err == nil && !durable.SameFile(cwd, root) {
 		where = "in " + root
 	}
 	if !hasProjects(opts.App, root, layout) {
@@ -271,13 +271,6 @@ func hasProjects(app *App, root string, layout *loader.Layout) bool {
 	}
 	folders, err := ws.Folders()
 	return err != nil || len(folders) > 0
-}
-
-// sameDir reports whether two paths name one folder.
-func sameDir(a, b string) bool {
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // initRoot returns the folder init works on and, when that folder is not yet a
@@ -438,7 +431,7 @@ func hookBinary(level claude.Level) (bin, note string) {
 		}
 		onPath = p
 	}
-	if self != "" && onPath != "" && sameBinary(self, onPath) {
+	if self != "" && onPath != "" && durable.SameFile(self, onPath) {
 		return "ctx", ""
 	}
 	if level == claude.LevelLocal && self != "" {
@@ -461,16 +454,6 @@ func hookBinary(level claude.Level) (bin, note string) {
 		return "ctx", "a go run build cannot be named, so the hooks run ctx from your PATH;\n" + path
 	}
 	return "ctx", "the hooks run ctx from your PATH;\n" + path
-}
-
-// sameBinary reports whether two real paths are one binary (a hard link counts).
-func sameBinary(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // thisBinary returns the real path of the running ctx, or "" when it has none worth

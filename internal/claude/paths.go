@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctxtools/ctx/internal/durable"
 )
 
 // EnvConfigDir moves Claude Code's whole folder (~/.claude) elsewhere when it is set.
@@ -112,24 +114,13 @@ func SettingsFiles(projectDir string, getenv func(string) string) []SettingsFile
 		}
 		dup := false
 		for _, f := range files {
-			dup = dup || sameFile(f.Path, path)
+			dup = dup || durable.SameFile(f.Path, path)
 		}
 		if !dup {
 			files = append(files, SettingsFile{level, path})
 		}
 	}
 	return files
-}
-
-// sameFile reports whether a and b name the same file: the same clean path, or the same
-// existing file through a link.
-func sameFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ia, errA := os.Stat(a)
-	ib, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // TranscriptPath returns where Claude Code keeps the transcript of session id started

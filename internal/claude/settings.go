@@ -236,7 +236,7 @@ func readSettingsFile(path string) (data []byte, mode fs.FileMode, existed bool,
 func CtxHookFiles(files []SettingsFile, except string) []SettingsFile {
 	var out []SettingsFile
 	for _, f := range files {
-		if except != "" && sameFile(f.Path, except) {
+		if except != "" && durable.SameFile(f.Path, except) {
 			continue
 		}
 		data, err := os.ReadFile(f.Path)

@@ -196,6 +196,17 @@ func resolve(path string, depth int) string {
 	}
 }
 
+// SameFile reports whether a and b name the same file or folder: the same clean path,
+// or the same existing one through a link, a hard link or another spelling.
+func SameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
+}
+
 // Within reports whether path is dir or lies below it (both clean and absolute).
 func Within(path, dir string) bool {
 	if path == dir {
